@@ -1,0 +1,169 @@
+//! The CPU's view of the machine (NESdev wiki "CPU memory map"): 2 KiB RAM
+//! mirrored to $1FFF, PPU registers mirrored to $3FFF, APU and I/O at
+//! $4000-$401F, cartridge above. Each access is one CPU cycle: the bus clocks
+//! the PPU three dots and the APU one cycle, then performs the access.
+//! Unmapped reads return the last value on the data bus (open bus).
+
+use crate::apu::Apu;
+use crate::cartridge::Cartridge;
+use crate::controller::Controller;
+use crate::dma::Dma;
+use crate::ppu::Ppu;
+
+pub const RAM_SIZE: usize = 2048;
+
+pub struct Bus {
+    pub ram: [u8; RAM_SIZE],
+    pub ppu: Ppu,
+    pub apu: Apu,
+    pub cart: Cartridge,
+    pub controllers: [Controller; 2],
+    pub dma: Dma,
+    /// Last value driven on the CPU data bus.
+    pub open_bus: u8,
+    /// CPU cycles since power-on.
+    pub cycles: u64,
+    /// Counts every CPU bus access (reads, writes, DMA cycles) for lockstep tests.
+    pub accesses: u64,
+    mapper_irq: bool,
+}
+
+impl Bus {
+    pub fn new(cart: Cartridge) -> Bus {
+        Bus {
+            ram: [0; RAM_SIZE],
+            ppu: Ppu::new(),
+            apu: Apu::new(),
+            cart,
+            controllers: [Controller::default(), Controller::default()],
+            dma: Dma::default(),
+            open_bus: 0,
+            cycles: 0,
+            accesses: 0,
+            mapper_irq: false,
+        }
+    }
+
+    /// Clocks everything but the CPU through one CPU cycle.
+    #[inline(always)]
+    fn clock(&mut self) {
+        self.cycles += 1;
+        self.accesses += 1;
+        self.ppu.tick(&mut self.cart);
+        self.ppu.tick(&mut self.cart);
+        self.ppu.tick(&mut self.cart);
+        self.apu.tick(&mut self.dma);
+        if self.cart.watches_ppu() {
+            self.mapper_irq = self.cart.irq();
+        }
+    }
+
+    /// One CPU read cycle.
+    #[inline(always)]
+    pub fn read(&mut self, addr: u16) -> u8 {
+        self.clock();
+        let value = match addr {
+            0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
+            0x2000..=0x3FFF => self.ppu.read_register(addr, &mut self.cart),
+            0x4000..=0x401F => return self.read_io(addr),
+            _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
+        };
+        self.open_bus = value;
+        value
+    }
+
+    #[cold]
+    fn read_io(&mut self, addr: u16) -> u8 {
+        match addr {
+            // $4015 is inside the 2A03: its value is not driven onto the
+            // external bus, so open bus keeps the previous value.
+            0x4015 => self.apu.read_status(self.open_bus),
+            0x4016 | 0x4017 => {
+                let port = (addr - 0x4016) as usize;
+                let value = self.controllers[port].read() | (self.open_bus & 0xE0);
+                self.open_bus = value;
+                value
+            }
+            _ => self.open_bus,
+        }
+    }
+
+    /// One CPU write cycle.
+    #[inline(always)]
+    pub fn write(&mut self, addr: u16, value: u8) {
+        self.clock();
+        self.open_bus = value;
+        match addr {
+            0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF] = value,
+            0x2000..=0x3FFF => self.ppu.write_register(addr, value, &mut self.cart),
+            0x4000..=0x401F => self.write_io(addr, value),
+            _ => {
+                self.cart.cpu_write(addr, value, self.cycles);
+                self.mapper_irq = self.cart.irq();
+            }
+        }
+    }
+
+    #[cold]
+    fn write_io(&mut self, addr: u16, value: u8) {
+        match addr {
+            0x4014 => self.dma.start_oam(value),
+            0x4016 => {
+                let strobe = value & 1 != 0;
+                self.controllers[0].write_strobe(strobe);
+                self.controllers[1].write_strobe(strobe);
+            }
+            _ => self.apu.write_register(addr, value, self.cycles),
+        }
+    }
+
+    /// A cycle in which DMA holds the CPU halted on a read of `addr`.
+    /// Reads of the controller ports are not repeated: the port sees one
+    /// continuous read.
+    pub fn dma_halted_read(&mut self, addr: u16) {
+        if addr == 0x4016 || addr == 0x4017 {
+            self.clock();
+        } else {
+            self.read(addr);
+        }
+    }
+
+    /// The DMC's sample byte arrived.
+    pub fn dmc_dma_complete(&mut self, value: u8) {
+        self.dma.dmc_fetched();
+        self.apu.dmc_sample_fetched(value);
+    }
+
+    #[inline(always)]
+    pub fn dma_pending(&self) -> bool {
+        self.dma.pending()
+    }
+
+    /// DMA reads happen on "get" cycles, writes on "put" cycles.
+    #[inline(always)]
+    pub fn is_get_cycle(&self) -> bool {
+        self.cycles & 1 == 0
+    }
+
+    /// Level of the PPU's /NMI output (true = asserted).
+    #[inline(always)]
+    pub fn nmi_line(&self) -> bool {
+        self.ppu.nmi_output()
+    }
+
+    /// Level of the shared /IRQ line (true = asserted).
+    #[inline(always)]
+    pub fn irq_line(&self) -> bool {
+        self.apu.irq() || self.mapper_irq
+    }
+
+    /// Reads memory without side effects (for disassembly and traces). PPU and
+    /// I/O registers, which have read side effects, return open bus.
+    pub fn peek(&self, addr: u16) -> u8 {
+        match addr {
+            0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
+            0x2000..=0x401F => self.open_bus,
+            _ => self.cart.peek(addr).unwrap_or(self.open_bus),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The live cartridge: PRG ROM, PRG RAM, CHR ROM/RAM, nametable RAM (the
+//! console's 2 KiB CIRAM, or 4 KiB on four-screen boards) and the mapper that
+//! routes addresses into them through [`Banks`].
+
+use std::path::Path;
+
+use crate::error::{EmuError, RomProblem};
+use crate::mapper::{self, Banks, BoardSizes, Mapper};
+use crate::rom::{Header, Mirroring, RomImage};
+
+pub struct Cartridge {
+    pub header: Header,
+    pub prg_rom: Vec<u8>,
+    pub chr: Vec<u8>,
+    pub chr_writable: bool,
+    pub prg_ram: Vec<u8>,
+    pub nametable_ram: Vec<u8>,
+    pub banks: Banks,
+    mapper: Box<dyn Mapper>,
+    watches_ppu_bus: bool,
+}
+
+impl Cartridge {
+    pub fn load(path: &Path) -> Result<Cartridge, EmuError> {
+        let bytes = std::fs::read(path).map_err(|source| EmuError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Cartridge::from_bytes(&bytes).map_err(|problem| EmuError::bad_rom(path, problem))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Cartridge, RomProblem> {
+        let rom = RomImage::parse(bytes)?;
+        Cartridge::from_image(rom)
+    }
+
+    pub fn from_image(rom: RomImage) -> Result<Cartridge, RomProblem> {
+        let header = rom.header.clone();
+        let (chr, chr_writable) = if rom.chr_rom.is_empty() {
+            (vec![0u8; header.chr_ram_len.max(8 * 1024)], true)
+        } else {
+            (rom.chr_rom.clone(), false)
+        };
+        // Every board gets at least 8 KiB at $6000: test ROMs report through it.
+        let prg_ram_len = (header.prg_ram_len + header.prg_nvram_len).max(8 * 1024);
+        let sizes = BoardSizes {
+            prg_rom: rom.prg_rom.len(),
+            chr: chr.len(),
+            prg_ram: prg_ram_len,
+        };
+        let mapper = mapper::create(&rom, sizes)?;
+        let nametable_len = if header.mirroring == Mirroring::FourScreen {
+            4096
+        } else {
+            2048
+        };
+        let mut prg_ram = vec![0u8; prg_ram_len];
+        if let Some(trainer) = &rom.trainer {
+            prg_ram[0x1000..0x1200].copy_from_slice(trainer);
+        }
+        let watches_ppu_bus = mapper.watches_ppu_bus();
+        let mut cart = Cartridge {
+            header,
+            prg_rom: rom.prg_rom,
+            chr,
+            chr_writable,
+            prg_ram,
+            nametable_ram: vec![0u8; nametable_len],
+            banks: Banks::new(),
+            mapper,
+            watches_ppu_bus,
+        };
+        cart.power_on();
+        Ok(cart)
+    }
+
+    pub fn power_on(&mut self) {
+        self.banks.set_mirroring(self.header.mirroring);
+        self.mapper.power_on(&mut self.banks);
+        if let Some(m) = self.mapper.board_mirroring() {
+            self.banks.set_mirroring(m);
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.mapper.reset(&mut self.banks);
+    }
+
+    /// CPU read of $4020-$FFFF; `None` means nothing drives the bus (open bus).
+    #[inline]
+    pub fn cpu_read(&self, addr: u16) -> Option<u8> {
+        if addr >= 0x8000 {
+            let offset = self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF);
+            Some(self.prg_rom[offset])
+        } else if addr >= 0x6000 {
+            self.banks
+                .prg_ram
+                .map(|base| self.prg_ram[(base + (addr as usize & 0x1FFF)) % self.prg_ram.len()])
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    pub fn cpu_write(&mut self, addr: u16, value: u8, cycle: u64) {
+        if (0x6000..0x8000).contains(&addr) && self.banks.prg_ram_writable {
+            if let Some(base) = self.banks.prg_ram {
+                let len = self.prg_ram.len();
+                self.prg_ram[(base + (addr as usize & 0x1FFF)) % len] = value;
+            }
+        }
+        self.mapper.cpu_write(addr, value, &mut self.banks, cycle);
+    }
+
+    /// PPU read of $0000-$3EFF (pattern tables and nametables).
+    #[inline]
+    pub fn ppu_read(&self, addr: u16) -> u8 {
+        let addr = addr as usize & 0x3FFF;
+        if addr < 0x2000 {
+            self.chr[self.banks.chr[addr >> 10] + (addr & 0x3FF)]
+        } else {
+            self.nametable_ram[self.banks.nametables[(addr >> 10) & 3] + (addr & 0x3FF)]
+        }
+    }
+
+    #[inline]
+    pub fn ppu_write(&mut self, addr: u16, value: u8) {
+        let addr = addr as usize & 0x3FFF;
+        if addr < 0x2000 {
+            if self.chr_writable {
+                self.chr[self.banks.chr[addr >> 10] + (addr & 0x3FF)] = value;
+            }
+        } else {
+            self.nametable_ram[self.banks.nametables[(addr >> 10) & 3] + (addr & 0x3FF)] = value;
+        }
+    }
+
+    /// Reports the PPU address bus to mappers that count A12 edges.
+    #[inline]
+    pub fn ppu_bus(&mut self, addr: u16, dot: u64) {
+        if self.watches_ppu_bus {
+            self.mapper.ppu_bus(addr, dot);
+        }
+    }
+
+    /// Whether the mapper listens to the PPU bus (and may raise IRQs from it).
+    #[inline(always)]
+    pub fn watches_ppu(&self) -> bool {
+        self.watches_ppu_bus
+    }
+
+    #[inline]
+    pub fn irq(&self) -> bool {
+        self.mapper.irq()
+    }
+
+    /// Reads without side effects, for debuggers and disassembly.
+    pub fn peek(&self, addr: u16) -> Option<u8> {
+        self.cpu_read(addr)
+    }
+}

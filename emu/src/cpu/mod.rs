@@ -1,0 +1,262 @@
+//! The 6502 core of the Ricoh 2A03 (NESdev wiki "CPU", "CPU interrupts",
+//! "CPU unofficial opcodes", "DMA").
+//!
+//! Timing model: the CPU owns time. Every bus access the CPU makes is one CPU
+//! cycle, and [`Bus::read`]/[`Bus::write`] clock the PPU (3 dots) and APU for
+//! that cycle before returning. Instructions are written as their exact
+//! per-cycle access sequences, dummy reads and writes included, so cycle counts
+//! and bus side effects follow from the code rather than from a table.
+//!
+//! Interrupts: after every cycle the CPU samples the NMI line (edge detector)
+//! and the IRQ line (level, masked by I). An instruction is followed by an
+//! interrupt when the signal was present at the end of its second-to-last
+//! cycle; this one rule yields the CLI/SEI/PLP one-instruction latency, RTI's
+//! immediate effect, and, with the branch special case, the delayed IRQ after
+//! a taken branch that does not cross a page. BRK and IRQ sequences are
+//! hijacked by an NMI that arrives before their vector fetch.
+//!
+//! DMA: the 2A03's DMA unit halts the CPU on its next read cycle; the halted
+//! read repeats once the DMA finishes. See [`Cpu::run_dma`].
+
+mod alu;
+mod dma;
+mod execute;
+pub mod opcodes;
+
+use crate::bus::Bus;
+
+pub const C: u8 = 0x01;
+pub const Z: u8 = 0x02;
+pub const I: u8 = 0x04;
+pub const D: u8 = 0x08;
+pub const B: u8 = 0x10;
+pub const U: u8 = 0x20;
+pub const V: u8 = 0x40;
+pub const N: u8 = 0x80;
+
+pub const NMI_VECTOR: u16 = 0xFFFA;
+pub const RESET_VECTOR: u16 = 0xFFFC;
+pub const IRQ_VECTOR: u16 = 0xFFFE;
+
+/// What one call of [`Cpu::step`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// Executed the instruction with this opcode.
+    Instruction(u8),
+    /// Entered an interrupt handler (the 7-cycle sequence).
+    Nmi,
+    Irq,
+    /// The CPU is halted by a JAM opcode; one idle cycle passed.
+    Jammed,
+}
+
+/// A snapshot of the programmer-visible registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CpuState {
+    pub a: u8,
+    pub x: u8,
+    pub y: u8,
+    pub s: u8,
+    pub p: u8,
+    pub pc: u16,
+}
+
+#[derive(Debug, Clone)]
+pub struct Cpu {
+    pub a: u8,
+    pub x: u8,
+    pub y: u8,
+    pub s: u8,
+    pub p: u8,
+    pub pc: u16,
+    /// Set when a JAM opcode stopped the CPU: (address, opcode).
+    pub jammed: Option<(u16, u8)>,
+    nmi_line_prev: bool,
+    need_nmi: bool,
+    prev_need_nmi: bool,
+    run_irq: bool,
+    prev_run_irq: bool,
+}
+
+impl Default for Cpu {
+    fn default() -> Self {
+        Cpu::new()
+    }
+}
+
+impl Cpu {
+    pub fn new() -> Cpu {
+        Cpu {
+            a: 0,
+            x: 0,
+            y: 0,
+            s: 0,
+            p: I | U,
+            pc: 0,
+            jammed: None,
+            nmi_line_prev: false,
+            need_nmi: false,
+            prev_need_nmi: false,
+            run_irq: false,
+            prev_run_irq: false,
+        }
+    }
+
+    pub fn state(&self) -> CpuState {
+        CpuState {
+            a: self.a,
+            x: self.x,
+            y: self.y,
+            s: self.s,
+            p: self.p,
+            pc: self.pc,
+        }
+    }
+
+    /// Power-on: registers as on hardware (A=X=Y=0, S=$00, P=$34 once the reset
+    /// sequence has run), then the reset sequence.
+    pub fn power_on(&mut self, bus: &mut Bus) {
+        *self = Cpu::new();
+        self.reset(bus);
+    }
+
+    /// The reset sequence: 7 cycles like an interrupt, but the three stack
+    /// writes are reads (S still decrements by 3), I is set, and the vector is
+    /// $FFFC. A, X, Y and the other flags are kept.
+    pub fn reset(&mut self, bus: &mut Bus) {
+        self.jammed = None;
+        self.read(bus, self.pc);
+        self.read(bus, self.pc);
+        for _ in 0..3 {
+            self.read(bus, 0x100 | self.s as u16);
+            self.s = self.s.wrapping_sub(1);
+        }
+        self.p |= I | U;
+        let lo = self.read(bus, RESET_VECTOR);
+        let hi = self.read(bus, RESET_VECTOR + 1);
+        self.pc = u16::from_le_bytes([lo, hi]);
+        self.need_nmi = false;
+        self.prev_need_nmi = false;
+        self.run_irq = false;
+        self.prev_run_irq = false;
+    }
+
+    /// Runs one instruction, or the interrupt sequence if an interrupt was
+    /// pending at the end of the previous instruction.
+    #[inline]
+    pub fn step(&mut self, bus: &mut Bus) -> StepKind {
+        if self.jammed.is_some() {
+            // A jammed 6502 keeps the bus busy but does nothing; keep the rest
+            // of the machine running so the screen stays live.
+            self.read(bus, 0xFFFF);
+            return StepKind::Jammed;
+        }
+        if self.prev_need_nmi {
+            self.interrupt_sequence(bus, false);
+            return StepKind::Nmi;
+        }
+        if self.prev_run_irq {
+            return if self.interrupt_sequence(bus, false) {
+                StepKind::Nmi
+            } else {
+                StepKind::Irq
+            };
+        }
+        let opcode = self.fetch(bus);
+        self.execute(bus, opcode);
+        StepKind::Instruction(opcode)
+    }
+
+    /// Whether an interrupt will be taken before the next instruction.
+    pub fn interrupt_pending(&self) -> bool {
+        self.jammed.is_none() && (self.prev_need_nmi || self.prev_run_irq)
+    }
+
+    /// The hardware interrupt sequence, shared with BRK. Returns whether the
+    /// NMI vector was used (an NMI hijacks an IRQ or BRK whose vector fetch has
+    /// not started yet).
+    fn interrupt_sequence(&mut self, bus: &mut Bus, brk: bool) -> bool {
+        if brk {
+            // BRK: the opcode fetch already happened; the padding byte is read
+            // and skipped.
+            self.fetch(bus);
+        } else {
+            self.read(bus, self.pc);
+            self.read(bus, self.pc);
+        }
+        self.push(bus, (self.pc >> 8) as u8);
+        self.push(bus, self.pc as u8);
+        let pushed_p = if brk {
+            self.p | B | U
+        } else {
+            (self.p & !B) | U
+        };
+        self.push(bus, pushed_p);
+        self.p |= I;
+        let nmi = self.need_nmi;
+        let vector = if nmi {
+            self.need_nmi = false;
+            NMI_VECTOR
+        } else {
+            IRQ_VECTOR
+        };
+        let lo = self.read(bus, vector);
+        let hi = self.read(bus, vector + 1);
+        self.pc = u16::from_le_bytes([lo, hi]);
+        // The first instruction of a handler always runs before another
+        // interrupt is taken.
+        self.prev_need_nmi = false;
+        self.prev_run_irq = false;
+        nmi
+    }
+
+    /// Samples the interrupt lines at the end of a cycle.
+    #[inline(always)]
+    fn poll_interrupts(&mut self, bus: &Bus) {
+        self.prev_need_nmi = self.need_nmi;
+        let nmi = bus.nmi_line();
+        if nmi && !self.nmi_line_prev {
+            self.need_nmi = true;
+        }
+        self.nmi_line_prev = nmi;
+        self.prev_run_irq = self.run_irq;
+        self.run_irq = bus.irq_line() && self.p & I == 0;
+    }
+
+    /// One CPU read cycle (after any DMA the read lets in).
+    #[inline(always)]
+    fn read(&mut self, bus: &mut Bus, addr: u16) -> u8 {
+        if bus.dma_pending() {
+            self.run_dma(bus, addr);
+        }
+        let value = bus.read(addr);
+        self.poll_interrupts(bus);
+        value
+    }
+
+    /// One CPU write cycle. DMA never halts the CPU on a write.
+    #[inline(always)]
+    fn write(&mut self, bus: &mut Bus, addr: u16, value: u8) {
+        bus.write(addr, value);
+        self.poll_interrupts(bus);
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, bus: &mut Bus) -> u8 {
+        let v = self.read(bus, self.pc);
+        self.pc = self.pc.wrapping_add(1);
+        v
+    }
+
+    #[inline(always)]
+    fn push(&mut self, bus: &mut Bus, value: u8) {
+        self.write(bus, 0x100 | self.s as u16, value);
+        self.s = self.s.wrapping_sub(1);
+    }
+
+    #[inline(always)]
+    fn pull(&mut self, bus: &mut Bus) -> u8 {
+        self.s = self.s.wrapping_add(1);
+        self.read(bus, 0x100 | self.s as u16)
+    }
+}
