@@ -1,1 +1,71 @@
-fn main() {}
+//! Interpreter speed in emulated instructions per second (criterion reports it
+//! as element throughput): a tight ALU loop, and nestest's automation run.
+//! Every cycle still clocks the PPU and APU, so this is whole-machine speed on
+//! CPU-bound code. Run: `cargo bench --bench cpu`.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use emu::{Cartridge, Nes};
+
+/// An NROM image whose reset vector points at `code` placed at $8000.
+fn nrom_with_code(code: &[u8]) -> Vec<u8> {
+    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+    image.resize(16, 0);
+    let mut prg = vec![0xEA; 32 * 1024];
+    prg[..code.len()].copy_from_slice(code);
+    prg[0x7FFC] = 0x00;
+    prg[0x7FFD] = 0x80;
+    image.extend_from_slice(&prg);
+    image.resize(image.len() + 8192, 0);
+    image
+}
+
+/// loop: CLC; ADC #$03; EOR $10; ROL A; TAX; INX; STX $11; LDA $0200,X;
+///       DEY; BNE loop; JMP loop
+const ALU_LOOP: &[u8] = &[
+    0x18, 0x69, 0x03, 0x45, 0x10, 0x2A, 0xAA, 0xE8, 0x86, 0x11, 0xBD, 0x00, 0x02, 0x88, 0xD0, 0xF1,
+    0x4C, 0x00, 0x80,
+];
+
+const INSTRUCTIONS_PER_ITER: u64 = 100_000;
+
+fn alu_loop(c: &mut Criterion) {
+    let image = nrom_with_code(ALU_LOOP);
+    let mut nes = Nes::new(Cartridge::from_bytes(&image).unwrap());
+    let mut group = c.benchmark_group("interpreter");
+    group.throughput(Throughput::Elements(INSTRUCTIONS_PER_ITER));
+    group.bench_function("alu_loop", |b| {
+        b.iter(|| {
+            for _ in 0..INSTRUCTIONS_PER_ITER {
+                nes.step();
+            }
+        })
+    });
+    group.finish();
+}
+
+fn nestest(c: &mut Criterion) {
+    let path = nesprof::testrom::roms_dir().join("cpu/nestest/nestest.nes");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    const NESTEST_INSTRUCTIONS: u64 = 8991;
+    let mut group = c.benchmark_group("interpreter");
+    group.throughput(Throughput::Elements(NESTEST_INSTRUCTIONS));
+    group.bench_function("nestest", |b| {
+        b.iter_batched_ref(
+            || {
+                let mut nes = Nes::new(Cartridge::from_bytes(&bytes).unwrap());
+                nes.cpu.pc = 0xC000;
+                nes
+            },
+            |nes| {
+                for _ in 0..NESTEST_INSTRUCTIONS {
+                    nes.step();
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, alu_loop, nestest);
+criterion_main!(benches);

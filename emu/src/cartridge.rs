@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::error::{EmuError, RomProblem};
-use crate::mapper::{self, Banks, BoardSizes, Mapper};
+use crate::mapper::{self, Banks, BoardSizes, Mapper, CHR_PAGE, PRG_PAGE};
 use crate::rom::{Header, Mirroring, RomImage};
 
 pub struct Cartridge {
@@ -18,6 +18,7 @@ pub struct Cartridge {
     pub banks: Banks,
     mapper: Box<dyn Mapper>,
     watches_ppu_bus: bool,
+    bus_conflicts: bool,
 }
 
 impl Cartridge {
@@ -36,15 +37,20 @@ impl Cartridge {
 
     pub fn from_image(rom: RomImage) -> Result<Cartridge, RomProblem> {
         let header = rom.header.clone();
-        let (chr, chr_writable) = if rom.chr_rom.is_empty() {
+        let (mut chr, chr_writable) = if rom.chr_rom.is_empty() {
             (vec![0u8; header.chr_ram_len.max(8 * 1024)], true)
         } else {
             (rom.chr_rom.clone(), false)
         };
+        // NES 2.0 can describe sizes that are not whole banks; pad so every
+        // bank offset the mappers compute stays inside the memory.
+        let mut prg_rom = rom.prg_rom.clone();
+        prg_rom.resize(prg_rom.len().next_multiple_of(PRG_PAGE), 0);
+        chr.resize(chr.len().next_multiple_of(CHR_PAGE).max(8 * 1024), 0);
         // Every board gets at least 8 KiB at $6000: test ROMs report through it.
         let prg_ram_len = (header.prg_ram_len + header.prg_nvram_len).max(8 * 1024);
         let sizes = BoardSizes {
-            prg_rom: rom.prg_rom.len(),
+            prg_rom: prg_rom.len(),
             chr: chr.len(),
             prg_ram: prg_ram_len,
         };
@@ -59,9 +65,10 @@ impl Cartridge {
             prg_ram[0x1000..0x1200].copy_from_slice(trainer);
         }
         let watches_ppu_bus = mapper.watches_ppu_bus();
+        let bus_conflicts = mapper.bus_conflicts();
         let mut cart = Cartridge {
             header,
-            prg_rom: rom.prg_rom,
+            prg_rom,
             chr,
             chr_writable,
             prg_ram,
@@ -69,6 +76,7 @@ impl Cartridge {
             banks: Banks::new(),
             mapper,
             watches_ppu_bus,
+            bus_conflicts,
         };
         cart.power_on();
         Ok(cart)
@@ -109,6 +117,11 @@ impl Cartridge {
                 self.prg_ram[(base + (addr as usize & 0x1FFF)) % len] = value;
             }
         }
+        let value = if addr >= 0x8000 && self.bus_conflicts {
+            value & self.cpu_read(addr).unwrap_or(0xFF)
+        } else {
+            value
+        };
         self.mapper.cpu_write(addr, value, &mut self.banks, cycle);
     }
 

@@ -6,6 +6,10 @@
 //! a cheap key (`Banks::prg_generation`) for the current PRG mapping.
 
 mod m000_nrom;
+mod m001_sxrom;
+mod m002_uxrom;
+mod m003_cnrom;
+mod m007_axrom;
 
 use crate::error::RomProblem;
 use crate::rom::{Mirroring, RomImage};
@@ -119,6 +123,11 @@ pub trait Mapper: Send {
     /// writes on consecutive cycles). PRG RAM writes are handled by the cartridge
     /// before this is called.
     fn cpu_write(&mut self, addr: u16, value: u8, banks: &mut Banks, cycle: u64);
+    /// Whether a CPU write to ROM space sees the ROM's byte ANDed in (boards
+    /// without a write-enable on the ROM).
+    fn bus_conflicts(&self) -> bool {
+        false
+    }
     /// Whether the PPU must report its address bus (for A12-clocked IRQs).
     fn watches_ppu_bus(&self) -> bool {
         false
@@ -162,8 +171,13 @@ fn mapper_name(number: u16) -> &'static str {
 /// Builds the mapper for a ROM image: the one table from iNES number to board.
 pub fn create(rom: &RomImage, sizes: BoardSizes) -> Result<Box<dyn Mapper>, RomProblem> {
     let number = rom.header.mapper;
+    let submapper = rom.header.submapper;
     let mapper: Box<dyn Mapper> = match number {
         0 => Box::new(m000_nrom::Nrom::new(sizes)),
+        1 => Box::new(m001_sxrom::Sxrom::new(sizes)),
+        2 => Box::new(m002_uxrom::Uxrom::new(sizes, submapper)),
+        3 => Box::new(m003_cnrom::Cnrom::new(sizes, submapper)),
+        7 => Box::new(m007_axrom::Axrom::new(sizes, submapper)),
         _ => {
             return Err(RomProblem::UnsupportedMapper {
                 number,

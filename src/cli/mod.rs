@@ -1,0 +1,66 @@
+//! Command-line interface: the clap definitions and one module per subcommand.
+//! The contract (argument names, last-line formats, exit codes) is fixed by
+//! DESIGN.md; scripts and tests depend on it.
+
+mod run;
+mod test;
+mod trace;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for bad arguments or bad input files (clap uses it for usage errors).
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "nesprof",
+    version,
+    about = "Cycle-accurate NES emulator with a built-in sampling profiler",
+    long_about = "nesprof runs NES games and test ROMs on a cycle-accurate emulator. \
+A count-and-time sampler feeds the GFCGaussiano algorithm, which builds the hot \
+control-flow graph of the running game; an instrumented engine records the exact \
+CFG for comparison."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a ROM headless and print a summary line with frame and RAM hashes.
+    Run(run::RunArgs),
+    /// Run test ROMs and judge each by its result protocol.
+    Test(test::TestArgs),
+    /// Print an execution trace in nestest.log format.
+    Trace(trace::TraceArgs),
+}
+
+/// Runs the parsed command line; errors are reported by the caller.
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Test(args) => test::run(args),
+        Command::Trace(args) => trace::run(args),
+    }
+}
+
+/// Error for input the user gave us that we cannot use: exit code 2.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// Loads a ROM, turning load errors into [`BadInput`].
+pub fn load_rom(path: &Path) -> anyhow::Result<emu::Nes> {
+    emu::Nes::load(path).map_err(|e| BadInput(e.to_string()).into())
+}

@@ -1,0 +1,125 @@
+//! The third-party ROM manifest (`MANIFEST.tsv` in the ROM directory): which
+//! result protocol each test ROM speaks.
+
+use std::path::{Path, PathBuf};
+
+use super::Protocol;
+
+#[derive(Debug, Clone)]
+pub struct ManifestEntry {
+    /// Path relative to the ROM directory, e.g. `cpu/nestest/nestest.nes`.
+    pub path: String,
+    pub suite: String,
+    pub protocol: Protocol,
+}
+
+/// The ROM directory: `$NESPROF_ROMS`, else the first `shared/roms` found
+/// beside the current directory or the source tree or one of their ancestors
+/// (the workplace keeps it at `../shared/roms` relative to a checkout).
+pub fn roms_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("NESPROF_ROMS") {
+        return PathBuf::from(dir);
+    }
+    let starts = [
+        std::env::current_dir().unwrap_or_default(),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+    ];
+    for start in &starts {
+        for dir in start.ancestors() {
+            let candidate = dir.join("shared").join("roms");
+            if candidate.join("MANIFEST.tsv").is_file() {
+                return candidate;
+            }
+        }
+    }
+    PathBuf::from("../shared/roms")
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Manifest {
+    pub root: PathBuf,
+    pub entries: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    /// Loads `MANIFEST.tsv` from `root`. A missing manifest gives an empty one.
+    pub fn load(root: &Path) -> Result<Manifest, String> {
+        let file = root.join("MANIFEST.tsv");
+        let text = match std::fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Manifest {
+                    root: root.to_path_buf(),
+                    entries: Vec::new(),
+                })
+            }
+            Err(e) => return Err(format!("{}: {e}", file.display())),
+        };
+        let mut lines = text.lines().enumerate();
+        let header: Vec<&str> = match lines.next() {
+            Some((_, h)) => h.split('\t').collect(),
+            None => return Err(format!("{}: empty manifest", file.display())),
+        };
+        let column = |name: &str| {
+            header
+                .iter()
+                .position(|h| *h == name)
+                .ok_or_else(|| format!("{}: no `{name}` column", file.display()))
+        };
+        let (path_col, suite_col, proto_col) = (
+            column("path")?,
+            column("suite")?,
+            column("result_protocol")?,
+        );
+        let mut entries = Vec::new();
+        for (index, line) in lines {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split('\t').collect();
+            let field = |col: usize| {
+                fields.get(col).copied().ok_or_else(|| {
+                    format!(
+                        "{}:{}: missing column {}",
+                        file.display(),
+                        index + 1,
+                        col + 1
+                    )
+                })
+            };
+            let protocol: Protocol = field(proto_col)?
+                .parse()
+                .map_err(|e| format!("{}:{}: {e}", file.display(), index + 1))?;
+            entries.push(ManifestEntry {
+                path: field(path_col)?.to_string(),
+                suite: field(suite_col)?.to_string(),
+                protocol,
+            });
+        }
+        Ok(Manifest {
+            root: root.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// Finds the entry for a ROM path given on the command line, matching by
+    /// the path's tail (so `cpu/nestest/nestest.nes`, an absolute path, or
+    /// `../shared/roms/cpu/...` all work).
+    pub fn find(&self, rom: &Path) -> Option<&ManifestEntry> {
+        let canonical = rom.canonicalize().ok();
+        let root = self.root.canonicalize().ok();
+        if let (Some(rom), Some(root)) = (&canonical, &root) {
+            if let Ok(rel) = rom.strip_prefix(root) {
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                if let Some(e) = self.entries.iter().find(|e| e.path == rel) {
+                    return Some(e);
+                }
+            }
+        }
+        let given = rom.to_string_lossy().replace('\\', "/");
+        self.entries
+            .iter()
+            .filter(|e| given.ends_with(&e.path))
+            .max_by_key(|e| e.path.len())
+    }
+}

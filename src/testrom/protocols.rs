@@ -1,0 +1,257 @@
+//! One function per result protocol.
+
+use std::path::Path;
+
+use emu::{EmuError, Nes, StepKind};
+
+use super::{screen_text, Protocol, TestOptions, Verdict};
+
+/// Frames to hold before pressing reset when a test asks for it ($81): the
+/// protocol wants at least 100 ms.
+const RESET_DELAY_FRAMES: u64 = 10;
+
+/// Runs `rom` and judges it by `protocol`.
+pub fn run_test(
+    rom: &Path,
+    protocol: Protocol,
+    options: &TestOptions,
+) -> Result<Verdict, EmuError> {
+    let mut nes = Nes::load(rom)?;
+    nes.set_buttons(0, options.buttons);
+    Ok(match protocol {
+        Protocol::Blargg6000 => blargg_6000(&mut nes, options),
+        Protocol::NestestLog => nestest_log(&mut nes, rom),
+        Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options),
+        Protocol::Screen => screen(&mut nes, options),
+        Protocol::None => Verdict {
+            passed: false,
+            message: "this ROM has no result protocol (a game?); pass --protocol".into(),
+            frames: 0,
+        },
+    })
+}
+
+fn jam_message(nes: &Nes) -> Option<String> {
+    nes.jammed()
+        .map(|(pc, op)| format!("CPU jammed by opcode ${op:02X} at ${pc:04X}"))
+}
+
+fn joined_screen(nes: &Nes) -> String {
+    screen_text(nes)
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// Text the ROM wrote at $6004 (zero-terminated).
+fn text_6004(nes: &Nes) -> String {
+    let mut out = String::new();
+    for addr in 0x6004u16..0x8000 {
+        let b = nes.peek(addr);
+        if b == 0 {
+            break;
+        }
+        out.push(if b == b'\n' { '\n' } else { b as char });
+    }
+    out
+}
+
+fn tidy(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+fn blargg_6000(nes: &mut Nes, options: &TestOptions) -> Verdict {
+    let mut reset_at: Option<u64> = None;
+    for frame in 1..=options.max_frames {
+        nes.run_frame();
+        if let Some(msg) = jam_message(nes) {
+            return Verdict {
+                passed: false,
+                message: msg,
+                frames: frame,
+            };
+        }
+        let signature = [nes.peek(0x6001), nes.peek(0x6002), nes.peek(0x6003)];
+        if signature != [0xDE, 0xB0, 0x61] {
+            continue;
+        }
+        let status = nes.peek(0x6000);
+        match status {
+            0x80 => reset_at = None,
+            0x81 => match reset_at {
+                None => reset_at = Some(frame + RESET_DELAY_FRAMES),
+                Some(at) if frame >= at => {
+                    nes.reset();
+                    // Until the ROM rewrites $6000, the old $81 must not
+                    // trigger another reset.
+                    reset_at = Some(u64::MAX);
+                }
+                Some(_) => {}
+            },
+            code if code < 0x80 => {
+                let text = tidy(&text_6004(nes));
+                return Verdict {
+                    passed: code == 0,
+                    message: if code == 0 {
+                        text
+                    } else {
+                        format!("result code {code}: {text}")
+                    },
+                    frames: frame,
+                };
+            }
+            _ => {}
+        }
+    }
+    Verdict {
+        passed: false,
+        message: format!(
+            "no result after {} frames ($6000=${:02X}, text: {})",
+            options.max_frames,
+            nes.peek(0x6000),
+            tidy(&text_6004(nes))
+        ),
+        frames: options.max_frames,
+    }
+}
+
+fn nestest_log(nes: &mut Nes, rom: &Path) -> Verdict {
+    let log_path = rom.with_extension("log");
+    let log = match std::fs::read_to_string(&log_path) {
+        Ok(log) => log,
+        Err(e) => {
+            return Verdict {
+                passed: false,
+                message: format!("cannot read {}: {e}", log_path.display()),
+                frames: 0,
+            }
+        }
+    };
+    // Automation mode: start at $C000 after the 7-cycle reset sequence.
+    nes.cpu.pc = 0xC000;
+    let mut lines = 0;
+    for (index, expected) in log.lines().enumerate() {
+        let got = emu::trace::nestest_line(nes);
+        if got != expected {
+            return Verdict {
+                passed: false,
+                message: format!(
+                    "line {} differs:\n  expected {expected}\n  got      {got}",
+                    index + 1
+                ),
+                frames: nes.frame_count(),
+            };
+        }
+        nes.step();
+        lines += 1;
+    }
+    let (r2, r3) = (nes.peek(0x02), nes.peek(0x03));
+    Verdict {
+        passed: r2 == 0 && r3 == 0,
+        message: format!("{lines} lines match; result bytes $02=${r2:02X} $03=${r3:02X}"),
+        frames: nes.frame_count(),
+    }
+}
+
+const JMP_ABSOLUTE: u8 = 0x4C;
+
+/// Whether the instruction at PC is `JMP` to itself: the final loop of the
+/// 2005-era blargg tests.
+fn parked(nes: &Nes) -> bool {
+    let pc = nes.cpu.pc;
+    nes.peek(pc) == JMP_ABSOLUTE
+        && u16::from_le_bytes([nes.peek(pc.wrapping_add(1)), nes.peek(pc.wrapping_add(2))]) == pc
+}
+
+fn zero_page(nes: &mut Nes, addr: u8, options: &TestOptions) -> Verdict {
+    for frame in 1..=options.max_frames {
+        nes.bus.ppu.frame_complete = false;
+        while !nes.bus.ppu.frame_complete {
+            if matches!(nes.step(), StepKind::Jammed) {
+                return Verdict {
+                    passed: false,
+                    message: jam_message(nes).unwrap_or_default(),
+                    frames: frame,
+                };
+            }
+            if parked(nes) {
+                let code = nes.peek(addr as u16);
+                return Verdict {
+                    passed: code == 1,
+                    message: if code == 1 {
+                        joined_screen(nes)
+                    } else {
+                        format!(
+                            "result code {code} (see the suite's readme): {}",
+                            joined_screen(nes)
+                        )
+                    },
+                    frames: frame,
+                };
+            }
+        }
+    }
+    Verdict {
+        passed: false,
+        message: format!(
+            "did not finish in {} frames (${addr:02X}=${:02X})",
+            options.max_frames,
+            nes.peek(addr as u16)
+        ),
+        frames: options.max_frames,
+    }
+}
+
+/// Words that end a screen-protocol test.
+fn screen_verdict(text: &str) -> Option<bool> {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("fail") || lower.contains("error") {
+        Some(false)
+    } else if lower.contains("passed") || lower.contains("all tests complete") {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+fn screen(nes: &mut Nes, options: &TestOptions) -> Verdict {
+    for frame in 1..=options.max_frames {
+        nes.run_frame();
+        if let Some(msg) = jam_message(nes) {
+            return Verdict {
+                passed: false,
+                message: msg,
+                frames: frame,
+            };
+        }
+        if frame % 15 != 0 {
+            continue;
+        }
+        let text = joined_screen(nes);
+        if let Some(passed) = screen_verdict(&text) {
+            // Let the ROM finish printing before taking the text.
+            for _ in 0..30 {
+                nes.run_frame();
+            }
+            return Verdict {
+                passed,
+                message: joined_screen(nes),
+                frames: frame,
+            };
+        }
+    }
+    Verdict {
+        passed: false,
+        message: format!(
+            "no pass/fail text after {} frames; screen: {}",
+            options.max_frames,
+            joined_screen(nes)
+        ),
+        frames: options.max_frames,
+    }
+}

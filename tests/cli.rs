@@ -1,0 +1,207 @@
+//! The CLI contract of DESIGN.md: last-line formats, exit codes, error messages.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn nesprof(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(args)
+        .output()
+        .expect("nesprof runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn nestest() -> String {
+    common::roms_root()
+        .join("cpu/nestest/nestest.nes")
+        .display()
+        .to_string()
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("nesprof-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Splits `key=value key=value` into pairs.
+fn fields(line: &str) -> Vec<(String, String)> {
+    line.split_whitespace()
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .unwrap_or_else(|| panic!("`{kv}` is not key=value"));
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn run_prints_the_contract_line() {
+    let out = nesprof(&["run", &nestest(), "--frames", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let last = text.lines().last().expect("output");
+    let f = fields(last);
+    let keys: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "frames",
+            "instructions",
+            "cycles",
+            "fps",
+            "frame_hash",
+            "ram_hash"
+        ]
+    );
+    assert_eq!(f[0].1, "10");
+    assert!(f[1].1.parse::<u64>().unwrap() > 0);
+    // 10 NTSC frames are about 298,000 CPU cycles.
+    let cycles: u64 = f[2].1.parse().unwrap();
+    assert!((290_000..310_000).contains(&cycles), "cycles={cycles}");
+    assert!(f[3].1.parse::<f64>().unwrap() > 0.0);
+    for (_, hash) in &f[4..] {
+        assert_eq!(hash.len(), 16);
+        assert!(hash
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    }
+}
+
+#[test]
+fn run_is_deterministic() {
+    let a = stdout(&nesprof(&["run", &nestest(), "--frames", "30"]));
+    let b = stdout(&nesprof(&["run", &nestest(), "--frames", "30"]));
+    let strip = |s: &str| {
+        fields(s.lines().last().unwrap())
+            .into_iter()
+            .filter(|(k, _)| k != "fps")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&a), strip(&b));
+}
+
+#[test]
+fn trace_matches_nestest_log() {
+    let out = nesprof(&["trace", &nestest(), "--nestest", "--instructions", "50"]);
+    assert!(out.status.success());
+    let log = std::fs::read_to_string(common::roms_root().join("cpu/nestest/nestest.log")).unwrap();
+    let want: Vec<&str> = log.lines().take(50).collect();
+    let text = stdout(&out);
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn bad_roms_exit_2_with_a_clear_message() {
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "magic.nes",
+            b"this is not a ROM at all".to_vec(),
+            "bad magic",
+        ),
+        (
+            "short.nes",
+            b"NES\x1A\x02".to_vec(),
+            "shorter than the 16-byte iNES header",
+        ),
+        (
+            "truncated.nes",
+            {
+                let mut v = b"NES\x1A\x02\x01\x00\x00".to_vec();
+                v.resize(16 + 1000, 0);
+                v
+            },
+            "truncated",
+        ),
+        (
+            "mmc5.nes",
+            {
+                let mut v = b"NES\x1A\x02\x01\x50\x00".to_vec();
+                v.resize(16 + 2 * 16384 + 8192, 0);
+                v
+            },
+            "mapper 5 (MMC5) is not supported",
+        ),
+    ];
+    for (name, bytes, message) in cases {
+        let path = temp_file(name, &bytes);
+        for cmd in ["run", "trace"] {
+            let out = nesprof(&[cmd, path.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {name}");
+            let err = stderr(&out);
+            assert!(err.contains(message), "{cmd} {name}: {err}");
+            assert!(
+                err.contains(path.file_name().unwrap().to_str().unwrap()),
+                "names the file: {err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+        std::fs::remove_file(&path).ok();
+    }
+    let missing = nesprof(&["run", "/nonexistent/rom.nes"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("/nonexistent/rom.nes"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    assert_eq!(nesprof(&["run"]).status.code(), Some(2));
+    assert_eq!(
+        nesprof(&["run", &nestest(), "--frames", "lots"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        nesprof(&["test", &nestest(), "--protocol", "telepathy"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(nesprof(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for cmd in ["run", "test", "trace"] {
+        let out = nesprof(&[cmd, "--help"]);
+        assert!(out.status.success(), "{cmd} --help");
+        assert!(stdout(&out).contains("Usage"), "{cmd} --help");
+    }
+}
+
+#[test]
+fn test_reports_pass_fail_and_totals() {
+    let root = common::roms_root();
+    let good = root
+        .join("cpu/cpu_reset/registers.nes")
+        .display()
+        .to_string();
+    let out = nesprof(&["test", &good, &nestest()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("PASS cpu/cpu_reset/registers.nes"), "{text}");
+    assert!(text.contains("PASS cpu/nestest/nestest.nes"), "{text}");
+    assert_eq!(text.lines().last(), Some("2 passed, 0 failed"));
+
+    // Too few frames to finish: reported as FAIL, exit 1.
+    let out = nesprof(&["test", &good, "--max-frames", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("FAIL cpu/cpu_reset/registers.nes: "),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("0 passed, 1 failed"));
+}

@@ -1,0 +1,119 @@
+//! Shared harness for the third-party ROM suites: a table of ROMs with their
+//! expected outcome, one runner, one report listing every result. A ROM that
+//! fails is reported as FAIL, never skipped; a known failure must say why, and
+//! a known failure that starts passing is reported too so the table stays true.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use nesprof::testrom::{self, Manifest, TestOptions};
+
+pub enum Expect {
+    Pass,
+    /// Expected to fail, with the reason.
+    KnownFail(&'static str),
+}
+
+pub struct Case {
+    /// Path below the ROM directory.
+    pub path: String,
+    pub expect: Expect,
+    /// Buttons held from power-on.
+    pub hold: u8,
+}
+
+pub fn pass(path: impl Into<String>) -> Case {
+    Case {
+        path: path.into(),
+        expect: Expect::Pass,
+        hold: 0,
+    }
+}
+
+pub fn known_fail(path: impl Into<String>, reason: &'static str) -> Case {
+    Case {
+        path: path.into(),
+        expect: Expect::KnownFail(reason),
+        hold: 0,
+    }
+}
+
+/// The same ROM with buttons held from power-on.
+pub fn pass_holding(path: impl Into<String>, hold: u8) -> Case {
+    Case {
+        path: path.into(),
+        expect: Expect::Pass,
+        hold,
+    }
+}
+
+pub fn roms_root() -> PathBuf {
+    let root = testrom::roms_dir();
+    assert!(
+        root.join("MANIFEST.tsv").is_file(),
+        "test ROM directory not found at {} (set NESPROF_ROMS)",
+        root.display()
+    );
+    root
+}
+
+/// Runs every case, prints one line each and the totals, and panics if any
+/// outcome differs from the table.
+pub fn run_suite(title: &str, cases: &[Case]) {
+    let root = roms_root();
+    let manifest = Manifest::load(&root).expect("manifest loads");
+    let mut report = Vec::new();
+    let (mut passed, mut failed, mut surprises) = (0, 0, Vec::new());
+    for case in cases {
+        let rom = root.join(&case.path);
+        let protocol = manifest
+            .find(&rom)
+            .unwrap_or_else(|| panic!("{} is not in the manifest", case.path))
+            .protocol;
+        let options = TestOptions {
+            buttons: case.hold,
+            ..TestOptions::default()
+        };
+        let verdict = testrom::run_test(&rom, protocol, &options);
+        let (ok, message) = match verdict {
+            Ok(v) => (v.passed, v.message),
+            Err(e) => (false, e.to_string()),
+        };
+        if ok {
+            passed += 1;
+            report.push(format!("PASS {}", case.path));
+        } else {
+            failed += 1;
+            report.push(format!(
+                "FAIL {}: {}",
+                case.path,
+                message.replace('\n', " ")
+            ));
+        }
+        match (&case.expect, ok) {
+            (Expect::Pass, false) => surprises.push(format!("{} failed: {message}", case.path)),
+            (Expect::KnownFail(reason), true) => surprises.push(format!(
+                "{} is marked as a known failure ({reason}) but passed: update the table",
+                case.path
+            )),
+            (Expect::KnownFail(reason), false) => {
+                report.push(format!("     (known failure: {reason})"));
+            }
+            _ => {}
+        }
+    }
+    println!("== {title}");
+    for line in &report {
+        println!("{line}");
+    }
+    println!(
+        "{title}: {passed} passed, {failed} failed of {}",
+        cases.len()
+    );
+    assert!(
+        surprises.is_empty(),
+        "{title}: unexpected results:\n{}",
+        surprises.join("\n")
+    );
+}
