@@ -3,4 +3,6 @@
 //! the glue between them is in `profiler`.
 
 pub mod cli;
+pub mod play;
+pub mod screenshot;
 pub mod testrom;

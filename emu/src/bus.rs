@@ -26,6 +26,10 @@ pub struct Bus {
     /// Counts every CPU bus access (reads, writes, DMA cycles) for lockstep tests.
     pub accesses: u64,
     mapper_irq: bool,
+    /// PPU dots owed: the PPU runs lazily (see [`Bus::sync_ppu`]).
+    ppu_debt: u32,
+    /// Debt at which the PPU must catch up by itself (its outputs may change).
+    ppu_deadline: u32,
 }
 
 impl Bus {
@@ -41,34 +45,74 @@ impl Bus {
             cycles: 0,
             accesses: 0,
             mapper_irq: false,
+            ppu_debt: 0,
+            ppu_deadline: 0,
         }
     }
 
-    /// Clocks everything but the CPU through one CPU cycle.
-    #[inline(always)]
-    fn clock(&mut self) {
+    /// Brings the PPU up to the present. The PPU runs lazily: the bus counts
+    /// the dots it owes and runs them in one go when something could observe
+    /// the difference — a PPU register access, a mapper register write (bank
+    /// changes alter fetches), the dots at which the PPU's NMI output or frame
+    /// flag change by themselves, and every cycle on boards whose mapper
+    /// watches the PPU bus (MMC3's IRQ). What the CPU sees is exactly what a
+    /// dot-by-dot PPU would show, at a fraction of the call overhead.
+    #[inline]
+    pub fn sync_ppu(&mut self) {
+        if self.ppu_debt > 0 {
+            self.ppu.run_dots(self.ppu_debt, &mut self.cart);
+            self.ppu_debt = 0;
+        }
+        self.ppu_deadline = self.ppu.dots_until_output_change();
+    }
+
+    /// The part of a CPU cycle before the CPU's access: two PPU dots and the
+    /// APU. The access then sees the PPU as it is after the second dot of the
+    /// cycle, which is what the VBL/NMI race tests require (a $2002 read on
+    /// the dot VBL is set or the next one suppresses the NMI; two later does
+    /// not, because the CPU sampled /NMI at the end of the previous cycle).
+    /// Out of line on purpose: inlined into every access of every opcode it
+    /// would bloat the interpreter many times over.
+    #[inline(never)]
+    fn begin_cycle(&mut self) {
         self.cycles += 1;
         self.accesses += 1;
-        self.ppu.tick(&mut self.cart);
-        self.ppu.tick(&mut self.cart);
-        self.ppu.tick(&mut self.cart);
-        self.apu.tick(&mut self.dma);
+        self.ppu_debt += 2;
         if self.cart.watches_ppu() {
+            self.sync_ppu();
+        }
+        self.apu.tick(&mut self.dma);
+    }
+
+    /// The rest of the cycle after the access: the third PPU dot.
+    #[inline(never)]
+    fn end_cycle(&mut self) {
+        self.ppu_debt += 1;
+        if self.cart.watches_ppu() {
+            self.sync_ppu();
             self.mapper_irq = self.cart.irq();
+        } else if self.ppu_debt >= self.ppu_deadline {
+            self.sync_ppu();
         }
     }
 
     /// One CPU read cycle.
     #[inline(always)]
     pub fn read(&mut self, addr: u16) -> u8 {
-        self.clock();
+        self.begin_cycle();
         let value = match addr {
             0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
-            0x2000..=0x3FFF => self.ppu.read_register(addr, &mut self.cart),
-            0x4000..=0x401F => return self.read_io(addr),
+            0x2000..=0x3FFF => {
+                self.sync_ppu();
+                self.ppu.read_register(addr, &mut self.cart)
+            }
+            0x4000..=0x401F => self.read_io(addr),
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
         };
-        self.open_bus = value;
+        if addr != 0x4015 {
+            self.open_bus = value;
+        }
+        self.end_cycle();
         value
     }
 
@@ -80,9 +124,7 @@ impl Bus {
             0x4015 => self.apu.read_status(self.open_bus),
             0x4016 | 0x4017 => {
                 let port = (addr - 0x4016) as usize;
-                let value = self.controllers[port].read() | (self.open_bus & 0xE0);
-                self.open_bus = value;
-                value
+                self.controllers[port].read() | (self.open_bus & 0xE0)
             }
             _ => self.open_bus,
         }
@@ -91,17 +133,24 @@ impl Bus {
     /// One CPU write cycle.
     #[inline(always)]
     pub fn write(&mut self, addr: u16, value: u8) {
-        self.clock();
+        self.begin_cycle();
         self.open_bus = value;
         match addr {
             0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF] = value,
-            0x2000..=0x3FFF => self.ppu.write_register(addr, value, &mut self.cart),
+            0x2000..=0x3FFF => {
+                self.sync_ppu();
+                self.ppu.write_register(addr, value, &mut self.cart);
+            }
             0x4000..=0x401F => self.write_io(addr, value),
             _ => {
+                if addr >= 0x8000 {
+                    self.sync_ppu();
+                }
                 self.cart.cpu_write(addr, value, self.cycles);
                 self.mapper_irq = self.cart.irq();
             }
         }
+        self.end_cycle();
     }
 
     #[cold]
@@ -122,7 +171,8 @@ impl Bus {
     /// continuous read.
     pub fn dma_halted_read(&mut self, addr: u16) {
         if addr == 0x4016 || addr == 0x4017 {
-            self.clock();
+            self.begin_cycle();
+            self.end_cycle();
         } else {
             self.read(addr);
         }

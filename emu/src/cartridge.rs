@@ -126,7 +126,7 @@ impl Cartridge {
     }
 
     /// PPU read of $0000-$3EFF (pattern tables and nametables).
-    #[inline]
+    #[inline(always)]
     pub fn ppu_read(&self, addr: u16) -> u8 {
         let addr = addr as usize & 0x3FFF;
         if addr < 0x2000 {

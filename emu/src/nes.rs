@@ -54,6 +54,13 @@ impl Nes {
         while !self.bus.ppu.frame_complete {
             self.cpu.step(&mut self.bus);
         }
+        self.bus.sync_ppu();
+    }
+
+    /// Brings the lazily-run PPU up to the present, so its position and
+    /// buffers can be inspected (traces, debuggers).
+    pub fn sync(&mut self) {
+        self.bus.sync_ppu();
     }
 
     /// Palette indices (0-63) of the last frame, 256×240 row-major.

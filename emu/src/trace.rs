@@ -6,7 +6,9 @@ use crate::disasm;
 use crate::nes::Nes;
 
 /// The trace line for the instruction about to execute.
-pub fn nestest_line(nes: &Nes) -> String {
+pub fn nestest_line(nes: &mut Nes) -> String {
+    nes.sync();
+    let nes = &*nes;
     let regs = nes.cpu_state();
     let pc = regs.pc;
     let opcode = nes.peek(pc);

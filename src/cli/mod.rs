@@ -37,6 +37,8 @@ pub enum Command {
     Test(test::TestArgs),
     /// Print an execution trace in nestest.log format.
     Trace(trace::TraceArgs),
+    /// Play a ROM in a window with keyboard input.
+    Play(crate::play::PlayArgs),
 }
 
 /// Runs the parsed command line; errors are reported by the caller.
@@ -45,6 +47,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::Play(args) => crate::play::run(args),
     }
 }
 
@@ -59,6 +62,17 @@ impl std::fmt::Display for BadInput {
 }
 
 impl std::error::Error for BadInput {}
+
+/// Prints a line to stdout. When the reader has gone away (`nesprof ... |
+/// head`), exits quietly with the conventional SIGPIPE status instead of
+/// panicking as `println!` would.
+pub fn emit(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
+        std::process::exit(141);
+    }
+}
 
 /// Loads a ROM, turning load errors into [`BadInput`].
 pub fn load_rom(path: &Path) -> anyhow::Result<emu::Nes> {

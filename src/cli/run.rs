@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::load_rom;
+use super::{emit, load_rom};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -15,6 +15,9 @@ pub struct RunArgs {
     /// Stop at the end of this frame (counted from power-on).
     #[arg(long, default_value_t = 600)]
     pub frames: u64,
+    /// Write the last frame as a 256×240 PNG.
+    #[arg(long, value_name = "F.png")]
+    pub screenshot: Option<PathBuf>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -29,10 +32,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.screenshot {
+        crate::screenshot::save(&nes, path)?;
+    }
     if let Some((pc, opcode)) = nes.jammed() {
         eprintln!("warning: CPU jammed by opcode ${opcode:02X} at ${pc:04X}");
     }
-    println!(
+    emit(&format!(
         "frames={} instructions={} cycles={} fps={:.1} frame_hash={:016x} ram_hash={:016x}",
         nes.frame_count(),
         instructions,
@@ -40,6 +46,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         args.frames as f64 / seconds.max(1e-9),
         nes.frame_hash(),
         nes.ram_hash()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

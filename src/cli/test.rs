@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::BadInput;
+use super::{emit, BadInput};
 use crate::testrom::{self, Manifest, Protocol, TestOptions};
 
 #[derive(Debug, Args)]
@@ -110,10 +110,10 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         {
             Some(p) => p,
             None => {
-                println!(
+                emit(&format!(
                     "FAIL {name}: not in {}; pass --protocol",
                     root.join("MANIFEST.tsv").display()
-                );
+                ));
                 failed += 1;
                 unreadable += 1;
                 continue;
@@ -123,23 +123,23 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
             Ok(v) if v.passed => {
                 passed += 1;
                 if args.verbose {
-                    println!("PASS {name}: {} ({} frames)", v.message, v.frames);
+                    emit(&format!("PASS {name}: {} ({} frames)", v.message, v.frames));
                 } else {
-                    println!("PASS {name}");
+                    emit(&format!("PASS {name}"));
                 }
             }
             Ok(v) => {
                 failed += 1;
-                println!("FAIL {name}: {}", v.message);
+                emit(&format!("FAIL {name}: {}", v.message));
             }
             Err(e) => {
                 failed += 1;
                 unreadable += 1;
-                println!("FAIL {name}: {e}");
+                emit(&format!("FAIL {name}: {e}"));
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    emit(&format!("{passed} passed, {failed} failed"));
     Ok(if unreadable > 0 {
         ExitCode::from(super::EXIT_BAD_INPUT)
     } else if failed > 0 {

@@ -28,7 +28,7 @@ pub fn run(args: TraceArgs) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for _ in 0..args.instructions {
-        if writeln!(out, "{}", emu::trace::nestest_line(&nes)).is_err() {
+        if writeln!(out, "{}", emu::trace::nestest_line(&mut nes)).is_err() {
             break; // Closed pipe (e.g. `| head`): stop quietly.
         }
         nes.step();

@@ -4,8 +4,8 @@
 //! and SOROM/SXROM (16/32 KiB PRG RAM: CHR register bits 2-3 pick the 8 KiB
 //! RAM page). Writes on consecutive CPU cycles (the dummy write of a
 //! read-modify-write instruction) are ignored after the first, as on hardware.
-//! Known simplification: SUROM's outer bank follows CHR bank 0 even in 4 KiB
-//! CHR mode.
+//! Known simplifications: SUROM's outer bank and SNROM's RAM enable follow
+//! CHR bank 0 even in 4 KiB CHR mode.
 
 use super::{Banks, BoardSizes, Mapper, PRG_PAGE};
 use crate::rom::Mirroring;
@@ -76,14 +76,17 @@ impl Sxrom {
             banks.set_chr_4k(1, self.chr1 as usize, chr_len);
         }
 
-        // Bit 4 of the PRG register disables PRG RAM (MMC1B and later).
+        // Bit 4 of the PRG register disables PRG RAM (MMC1B and later). On
+        // SNROM (8 KiB CHR, at most 256 KiB PRG) the otherwise unused bit 4 of
+        // the CHR register drives the RAM's second enable as well.
         let ram_pages = (self.sizes.prg_ram / PRG_PAGE).max(1);
         let ram_page = if ram_pages > 1 {
             (self.chr0 as usize >> 2 & 3) % ram_pages
         } else {
             0
         };
-        let enabled = self.prg & 0x10 == 0;
+        let snrom = self.sizes.chr <= 8 * 1024 && self.sizes.prg_rom <= OUTER_PRG_256K;
+        let enabled = self.prg & 0x10 == 0 && !(snrom && self.chr0 & 0x10 != 0);
         banks.set_prg_ram(enabled.then_some(ram_page * PRG_PAGE), enabled);
     }
 }

@@ -9,6 +9,7 @@ mod m000_nrom;
 mod m001_sxrom;
 mod m002_uxrom;
 mod m003_cnrom;
+mod m004_txrom;
 mod m007_axrom;
 
 use crate::error::RomProblem;
@@ -177,6 +178,7 @@ pub fn create(rom: &RomImage, sizes: BoardSizes) -> Result<Box<dyn Mapper>, RomP
         1 => Box::new(m001_sxrom::Sxrom::new(sizes)),
         2 => Box::new(m002_uxrom::Uxrom::new(sizes, submapper)),
         3 => Box::new(m003_cnrom::Cnrom::new(sizes, submapper)),
+        4 => Box::new(m004_txrom::Txrom::new(sizes, rom.header.mirroring)),
         7 => Box::new(m007_axrom::Axrom::new(sizes, submapper)),
         _ => {
             return Err(RomProblem::UnsupportedMapper {

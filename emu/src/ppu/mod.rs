@@ -1,13 +1,31 @@
-//! The 2C02 PPU (NTSC), dot by dot (NESdev wiki "PPU", "PPU registers",
-//! "PPU frame timing"). 341 dots × 262 scanlines; scanline 261 is the
-//! pre-render line; the odd-frame dot skip applies when rendering is enabled.
+//! The 2C02 PPU (NTSC), dot by dot (NESdev wiki "PPU rendering", "PPU frame
+//! timing", "PPU sprite evaluation", "PPU scrolling"). 341 dots × 262
+//! scanlines; line 261 is the pre-render line; odd frames skip one dot when
+//! rendering is enabled.
 //!
-//! This is the timing skeleton the CPU test ROMs need: registers, VRAM access,
-//! the VBL flag and NMI output. The background/sprite pipelines are not here yet.
+//! Performance shape: the background uses the real fetch/shift pipeline (so
+//! mid-scanline scroll and mask writes land on the right pixel); sprites for
+//! the next line are fetched at their real dots (257-320, so mappers see the
+//! pattern addresses when hardware puts them on the bus) and drawn into a
+//! 256-entry line buffer that the pixel mux reads. Sprite evaluation is exact
+//! but lazy: it runs in one go at dot 256 unless the CPU touches the PPU while
+//! it is in progress, in which case it is caught up to the current dot first.
+//!
+//! Known omissions: OAM decay, the OAMADDR corruption at the start of
+//! rendering, and the exact internal values `$2004` returns mid-evaluation.
 
+mod background;
+mod line;
+mod open_bus;
+pub mod palette;
 mod registers;
+mod render;
+mod scroll;
+mod sprites;
 
 use crate::cartridge::Cartridge;
+use open_bus::OpenBus;
+use sprites::SpriteEval;
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
@@ -15,6 +33,46 @@ pub const DOTS_PER_SCANLINE: u16 = 341;
 pub const SCANLINES_PER_FRAME: u16 = 262;
 pub const PRE_RENDER_LINE: u16 = 261;
 pub const VBLANK_LINE: u16 = 241;
+
+const MASK_GREYSCALE: u8 = 0x01;
+const MASK_BG_LEFT: u8 = 0x02;
+const MASK_SPRITES_LEFT: u8 = 0x04;
+const MASK_BG: u8 = 0x08;
+const MASK_SPRITES: u8 = 0x10;
+const MASK_RENDERING: u8 = MASK_BG | MASK_SPRITES;
+
+const CTRL_INCREMENT_32: u8 = 0x04;
+const CTRL_SPRITE_TABLE: u8 = 0x08;
+const CTRL_BG_TABLE: u8 = 0x10;
+const CTRL_SPRITE_16: u8 = 0x20;
+const CTRL_NMI: u8 = 0x80;
+
+/// For each dot of a rendering line, the next dot with work: fetches on odd
+/// dots and coarse-X increments on multiples of 8 (dots 1-256, 321-336),
+/// the sprite slots' fetch dots (257-320), and dots 256 and 337-340.
+struct EventTable([u16; 341]);
+
+const RENDER_EVENTS: EventTable = {
+    const fn is_event(d: u16) -> bool {
+        match d {
+            1..=256 | 321..=336 => d & 1 == 1 || d & 7 == 0,
+            257..=320 => (d - 257) & 1 == 0,
+            337..=340 => true,
+            _ => false,
+        }
+    }
+    let mut table = [340u16; 341];
+    let mut d = 0;
+    while d < 340 {
+        let mut next = d + 1;
+        while !is_event(next) {
+            next += 1;
+        }
+        table[d as usize] = next;
+        d += 1;
+    }
+    EventTable(table)
+};
 
 pub struct Ppu {
     /// Current scanline (0-261) and dot (0-340).
@@ -25,25 +83,58 @@ pub struct Ppu {
     /// Total dots since power-on.
     pub dots: u64,
     odd_frame: bool,
-    // Registers.
+    /// Decided at dot 338 of the pre-render line: skip its dot 340.
+    skip_dot: bool,
+    /// Next dot of the current line that needs the slow path.
+    next_event: u16,
+
     ctrl: u8,
     mask: u8,
     vblank: bool,
     sprite0_hit: bool,
     sprite_overflow: bool,
+    /// A $2002 read one dot before VBL prevents the flag this frame.
+    suppress_vblank: bool,
+
     pub oam: [u8; 256],
     oam_addr: u8,
-    /// Loopy's v, t, fine x and write toggle.
+    secondary_oam: [u8; 32],
+    eval: SpriteEval,
+    /// Sprite pixels of the line being drawn: 0 = transparent, else
+    /// bits 0-1 pixel, 2-3 palette, bit 5 behind background, bit 7 sprite 0.
+    line_sprites: [u8; WIDTH],
+    /// Sprites found for the next line (and whether sprite 0 is among them).
+    next_sprite_count: u8,
+    next_has_sprite0: bool,
+    /// Same, latched at dot 257 for the fetches of dots 257-320.
+    fetch_sprite_count: u8,
+    fetch_has_sprite0: bool,
+    line_has_sprites: bool,
+    sprite_lo_latch: u8,
+
+    // Loopy's registers.
     v: u16,
     t: u16,
     fine_x: u8,
     w: bool,
+
+    // Background pipeline.
+    nt_latch: u8,
+    at_latch: u8,
+    pattern_lo_latch: u8,
+    /// Background pixels of the line in fetch order (see `background.rs`).
+    bg_line: [u8; background::LINE_TILES * 8],
+    /// Next pixel of the current line to output.
+    rendered_x: u16,
+
     read_buffer: u8,
-    /// The PPU's own data-bus latch, returned by write-only registers.
-    io_latch: u8,
+    open_bus: OpenBus,
     pub palette: [u8; 32],
+
     /// Palette indices (0-63) of the frame being drawn, row-major.
     pub frame_buffer: Vec<u8>,
+    /// Colour-emphasis bits ($2001 bits 5-7) in effect on each row.
+    pub emphasis: [u8; HEIGHT],
     /// Set when scanline 239 completes; cleared by the frame loop.
     pub frame_complete: bool,
 }
@@ -62,26 +153,45 @@ impl Ppu {
             frame: 0,
             dots: 0,
             odd_frame: false,
+            skip_dot: false,
+            next_event: 0,
             ctrl: 0,
             mask: 0,
             vblank: false,
             sprite0_hit: false,
             sprite_overflow: false,
+            suppress_vblank: false,
             oam: [0; 256],
             oam_addr: 0,
+            secondary_oam: [0xFF; 32],
+            eval: SpriteEval::default(),
+            line_sprites: [0; WIDTH],
+            next_sprite_count: 0,
+            next_has_sprite0: false,
+            fetch_sprite_count: 0,
+            fetch_has_sprite0: false,
+            line_has_sprites: false,
+            sprite_lo_latch: 0,
             v: 0,
             t: 0,
             fine_x: 0,
             w: false,
+            nt_latch: 0,
+            at_latch: 0,
+            pattern_lo_latch: 0,
+            bg_line: [0; background::LINE_TILES * 8],
+            rendered_x: 0,
             read_buffer: 0,
-            io_latch: 0,
-            palette: [0; 32],
+            open_bus: OpenBus::default(),
+            palette: palette::POWER_ON_PALETTE,
             frame_buffer: vec![0; WIDTH * HEIGHT],
+            emphasis: [0; HEIGHT],
             frame_complete: false,
         }
     }
 
-    /// Reset button: the PPU's registers clear, VRAM and OAM keep their contents.
+    /// Reset button: $2000/$2001 clear, the write toggle and read buffer reset;
+    /// VRAM, OAM and palette keep their contents.
     pub fn reset(&mut self) {
         self.ctrl = 0;
         self.mask = 0;
@@ -90,55 +200,213 @@ impl Ppu {
         self.fine_x = 0;
         self.read_buffer = 0;
         self.odd_frame = false;
+        self.next_event = 0;
     }
 
     #[inline(always)]
     fn rendering_enabled(&self) -> bool {
-        self.mask & 0x18 != 0
+        self.mask & MASK_RENDERING != 0
+    }
+
+    /// Whether the PPU is fetching (rendering on, visible or pre-render line).
+    #[inline(always)]
+    fn rendering_active(&self) -> bool {
+        self.rendering_enabled() && (self.scanline < 240 || self.scanline == PRE_RENDER_LINE)
     }
 
     /// /NMI is asserted while the VBL flag and the NMI enable bit are both set.
     #[inline(always)]
     pub fn nmi_output(&self) -> bool {
-        self.vblank && self.ctrl & 0x80 != 0
+        self.vblank && self.ctrl & CTRL_NMI != 0
     }
 
-    /// Advances one dot.
+    /// Advances one dot. Most dots do nothing but count; `next_event` is the
+    /// next dot at which something can happen on this line.
     #[inline(always)]
-    pub fn tick(&mut self, _cart: &mut Cartridge) {
+    pub fn tick(&mut self, cart: &mut Cartridge) {
         self.dots += 1;
         self.dot += 1;
-        if self.dot == DOTS_PER_SCANLINE {
-            self.dot = 0;
-            self.end_of_scanline();
-        }
-        if self.dot == 1 {
-            if self.scanline == VBLANK_LINE {
-                self.vblank = true;
-            } else if self.scanline == PRE_RENDER_LINE {
-                self.vblank = false;
-                self.sprite0_hit = false;
-                self.sprite_overflow = false;
-            }
-        } else if self.dot == 339
-            && self.scanline == PRE_RENDER_LINE
-            && self.odd_frame
-            && self.rendering_enabled()
-        {
-            // Odd frames skip the last dot of the pre-render line.
-            self.dot = 340;
+        if self.dot >= self.next_event {
+            self.tick_event(cart);
         }
     }
 
+    /// Runs `dots` dots. Used for catch-up: whole lines inside the run are
+    /// done line at a time (see `line.rs`), the rest dot by dot.
+    pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
+        while dots > 0 {
+            if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 && !cart.watches_ppu() {
+                dots -= self.run_line(cart);
+                continue;
+            }
+            self.tick(cart);
+            dots -= 1;
+        }
+    }
+
+    /// A lower bound on the dots until the PPU's outputs can change by
+    /// themselves: the frame end (line 240 starts), VBL set (241, 1) or VBL
+    /// clear (261, 1). Callers that run the PPU lazily must catch it up by
+    /// then. It assumes the odd-frame skip happens, so it never overshoots.
+    pub fn dots_until_output_change(&self) -> u32 {
+        let here = self.scanline as u32 * 341 + self.dot as u32;
+        let frame = 262 * 341;
+        [240 * 341, 241 * 341 + 1, 261 * 341 + 1]
+            .iter()
+            .map(|&target| {
+                let mut distance = (target + frame - here) % frame;
+                if distance == 0 {
+                    distance = frame;
+                }
+                // Crossing the end of the pre-render line may skip a dot.
+                if here + distance > frame {
+                    distance -= 1;
+                }
+                distance
+            })
+            .min()
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// Forces the next dot through the slow path (after a register write
+    /// that may change what the PPU does, e.g. enabling rendering).
+    #[inline(always)]
+    pub(super) fn reschedule(&mut self) {
+        self.next_event = self.dot + 1;
+    }
+
+    #[inline(never)]
+    fn tick_event(&mut self, cart: &mut Cartridge) {
+        if self.dot >= 340 {
+            self.maybe_end_scanline();
+        }
+        if self.scanline < 240 {
+            self.visible_dot(cart);
+        } else if self.scanline == VBLANK_LINE {
+            if self.dot == 1 {
+                if !self.suppress_vblank {
+                    self.vblank = true;
+                }
+                self.suppress_vblank = false;
+            }
+        } else if self.scanline == PRE_RENDER_LINE {
+            self.pre_render_dot(cart);
+        }
+        self.next_event = self.compute_next_event();
+    }
+
+    /// The next dot of this line at which `tick_event` has work (or must
+    /// check the line end).
+    fn compute_next_event(&self) -> u16 {
+        let dot = self.dot;
+        let line = self.scanline;
+        if (line < 240 || line == PRE_RENDER_LINE) && self.rendering_enabled() {
+            if line == PRE_RENDER_LINE && (279..304).contains(&dot) {
+                return dot + 1;
+            }
+            RENDER_EVENTS.0[dot as usize]
+        } else if line < 240 {
+            if dot < 256 {
+                256
+            } else {
+                340
+            }
+        } else if (line == VBLANK_LINE || line == PRE_RENDER_LINE) && dot < 1 {
+            1
+        } else {
+            340
+        }
+    }
+
+    /// Handles dots 340 and 341: the line wrap, and the odd-frame skip that
+    /// goes from dot 339 of the pre-render line straight to (0, 0).
     #[cold]
-    fn end_of_scanline(&mut self) {
-        self.scanline += 1;
-        if self.scanline == 240 {
-            self.frame += 1;
-            self.frame_complete = true;
-        } else if self.scanline == SCANLINES_PER_FRAME {
-            self.scanline = 0;
-            self.odd_frame = !self.odd_frame;
+    fn maybe_end_scanline(&mut self) {
+        let skip = self.dot == 340 && self.skip_dot;
+        if self.dot == DOTS_PER_SCANLINE || skip {
+            self.skip_dot = false;
+            self.dot = 0;
+            self.rendered_x = 0;
+            self.scanline += 1;
+            if self.scanline == 240 {
+                self.frame += 1;
+                self.frame_complete = true;
+            } else if self.scanline == SCANLINES_PER_FRAME {
+                self.scanline = 0;
+                self.odd_frame = !self.odd_frame;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn visible_dot(&mut self, cart: &mut Cartridge) {
+        let dot = self.dot;
+        if dot == 256 {
+            self.flush_pixels();
+        }
+        if !self.rendering_enabled() {
+            return;
+        }
+        match dot {
+            1..=256 => {
+                if dot & 1 == 1 || dot & 7 == 0 {
+                    self.background_fetch(dot, (dot >> 3) as usize + 2, cart);
+                }
+                if dot == 1 {
+                    self.clear_secondary_oam();
+                } else if dot == 256 {
+                    self.finish_sprite_evaluation();
+                    self.increment_y();
+                }
+            }
+            257..=320 => self.sprite_fetch_dot(dot, cart),
+            321..=336 => self.background_fetch(dot, ((dot - 321) >> 3) as usize, cart),
+            337 | 339 => self.dummy_nametable_fetch(cart),
+            _ => {}
+        }
+    }
+
+    #[inline(always)]
+    fn pre_render_dot(&mut self, cart: &mut Cartridge) {
+        let dot = self.dot;
+        if dot == 338 {
+            // The skip is decided on entering dot 338, one dot before the
+            // fetch it shortens: a $2001 write that lands any later is too
+            // late to cause or cancel it. Calibrated with blargg's
+            // hardware-verified 10-even_odd_timing (337 skips too soon, 339
+            // too late).
+            self.skip_dot = self.odd_frame && self.rendering_enabled();
+        }
+        if dot == 1 {
+            self.vblank = false;
+            self.sprite0_hit = false;
+            self.sprite_overflow = false;
+        }
+        if !self.rendering_enabled() {
+            return;
+        }
+        match dot {
+            1..=256 => {
+                if dot & 1 == 1 || dot & 7 == 0 {
+                    self.background_fetch(dot, (dot >> 3) as usize + 2, cart);
+                }
+                if dot == 256 {
+                    // No evaluation on the pre-render line: line 0 has no sprites.
+                    self.next_sprite_count = 0;
+                    self.next_has_sprite0 = false;
+                    self.increment_y();
+                }
+            }
+            257..=320 => {
+                self.sprite_fetch_dot(dot, cart);
+                if (280..=304).contains(&dot) {
+                    self.copy_vertical();
+                }
+            }
+            321..=336 => self.background_fetch(dot, ((dot - 321) >> 3) as usize, cart),
+            337 | 339 => self.dummy_nametable_fetch(cart),
+            _ => {}
         }
     }
 }

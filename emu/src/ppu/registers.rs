@@ -1,25 +1,43 @@
-//! The CPU-facing registers $2000-$2007 (NESdev wiki "PPU registers",
-//! "PPU scrolling" for the v/t/x/w updates).
+//! The CPU-facing registers $2000-$2007 (NESdev wiki "PPU registers", "PPU
+//! scrolling" for v/t/x/w, "PPU frame timing" for the VBL read race).
 
-use super::Ppu;
+use super::{palette, Ppu, CTRL_INCREMENT_32, PRE_RENDER_LINE, VBLANK_LINE};
 use crate::cartridge::Cartridge;
 
 impl Ppu {
+    /// Brings lazily computed state up to the current dot before the CPU
+    /// observes or changes it.
+    #[inline(always)]
+    fn sync_for_cpu(&mut self) {
+        if self.scanline < 240 {
+            self.flush_pixels();
+            if (65..=256).contains(&self.dot) {
+                self.catch_up_evaluation();
+            }
+        }
+    }
+
     pub fn read_register(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
+        self.sync_for_cpu();
+        let now = self.dots;
         match addr & 7 {
             2 => {
-                let value = (self.vblank as u8) << 7
+                // Reading one dot before VBL is set reads it clear and keeps
+                // it from being set this frame.
+                if self.scanline == VBLANK_LINE && self.dot == 0 {
+                    self.suppress_vblank = true;
+                }
+                let status = (self.vblank as u8) << 7
                     | (self.sprite0_hit as u8) << 6
-                    | (self.sprite_overflow as u8) << 5
-                    | (self.io_latch & 0x1F);
+                    | (self.sprite_overflow as u8) << 5;
+                self.open_bus.refresh(status, 0xE0, now);
                 self.vblank = false;
                 self.w = false;
-                self.io_latch = value;
-                value
+                self.open_bus.read(now)
             }
             4 => {
-                let value = self.oam[self.oam_addr as usize];
-                self.io_latch = value;
+                let value = self.oam_data_read();
+                self.open_bus.refresh(value, 0xFF, now);
                 value
             }
             7 => {
@@ -28,22 +46,26 @@ impl Ppu {
                     // Palette reads are immediate; the buffer gets the
                     // nametable byte "underneath" the palette.
                     self.read_buffer = cart.ppu_read(addr & 0x2FFF);
-                    (self.palette_read(addr) & 0x3F) | (self.io_latch & 0xC0)
+                    let color = self.palette_read(addr);
+                    self.open_bus.refresh(color, 0x3F, now);
+                    self.open_bus.read(now)
                 } else {
                     let buffered = self.read_buffer;
                     self.read_buffer = cart.ppu_read(addr);
+                    self.open_bus.refresh(buffered, 0xFF, now);
                     buffered
                 };
-                self.increment_v();
-                self.io_latch = value;
+                self.vram_access_done(cart);
                 value
             }
-            _ => self.io_latch,
+            _ => self.open_bus.read(now),
         }
     }
 
     pub fn write_register(&mut self, addr: u16, value: u8, cart: &mut Cartridge) {
-        self.io_latch = value;
+        self.sync_for_cpu();
+        self.reschedule();
+        self.open_bus.refresh(value, 0xFF, self.dots);
         match addr & 7 {
             0 => {
                 self.ctrl = value;
@@ -52,8 +74,14 @@ impl Ppu {
             1 => self.mask = value,
             3 => self.oam_addr = value,
             4 => {
-                self.oam[self.oam_addr as usize] = value;
-                self.oam_addr = self.oam_addr.wrapping_add(1);
+                if self.rendering_active() {
+                    // Writes during rendering do not reach OAM; the address
+                    // takes a glitchy increment of its high six bits.
+                    self.oam_addr = self.oam_addr.wrapping_add(4);
+                } else {
+                    self.oam[self.oam_addr as usize] = value;
+                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                }
             }
             5 => {
                 if !self.w {
@@ -72,6 +100,9 @@ impl Ppu {
                 } else {
                     self.t = (self.t & 0xFF00) | value as u16;
                     self.v = self.t;
+                    if cart.watches_ppu() {
+                        cart.ppu_bus(self.v & 0x3FFF, self.dots);
+                    }
                 }
                 self.w = !self.w;
             }
@@ -82,30 +113,34 @@ impl Ppu {
                 } else {
                     cart.ppu_write(addr, value);
                 }
-                self.increment_v();
+                self.vram_access_done(cart);
             }
             _ => {}
         }
     }
 
-    fn increment_v(&mut self) {
-        let step = if self.ctrl & 0x04 != 0 { 32 } else { 1 };
-        self.v = self.v.wrapping_add(step) & 0x7FFF;
-    }
-
-    /// $3F10/$3F14/$3F18/$3F1C mirror $3F00/$3F04/$3F08/$3F0C.
-    fn palette_index(addr: u16) -> usize {
-        let i = addr as usize & 0x1F;
-        if i & 0x13 == 0x10 {
-            i & 0x0F
+    /// After a $2007 access v advances by 1 or 32 — or, while rendering, takes
+    /// the coarse X and Y increments at once.
+    fn vram_access_done(&mut self, cart: &mut Cartridge) {
+        if self.rendering_enabled() && (self.scanline < 240 || self.scanline == PRE_RENDER_LINE) {
+            self.increment_coarse_x();
+            self.increment_y();
         } else {
-            i
+            let step = if self.ctrl & CTRL_INCREMENT_32 != 0 {
+                32
+            } else {
+                1
+            };
+            self.v = self.v.wrapping_add(step) & 0x7FFF;
+        }
+        if cart.watches_ppu() {
+            cart.ppu_bus(self.v & 0x3FFF, self.dots);
         }
     }
 
     pub fn palette_read(&self, addr: u16) -> u8 {
-        let value = self.palette[Self::palette_index(addr)];
-        if self.mask & 0x01 != 0 {
+        let value = self.palette[palette::mirror_index(addr)];
+        if self.mask & super::MASK_GREYSCALE != 0 {
             value & 0x30
         } else {
             value
@@ -113,21 +148,26 @@ impl Ppu {
     }
 
     fn palette_write(&mut self, addr: u16, value: u8) {
-        self.palette[Self::palette_index(addr)] = value & 0x3F;
+        self.palette[palette::mirror_index(addr)] = value & 0x3F;
     }
 
     /// Reads PPU memory without side effects (screen-text decoding, debuggers).
     pub fn peek_vram(&self, addr: u16, cart: &Cartridge) -> u8 {
         let addr = addr & 0x3FFF;
         if addr >= 0x3F00 {
-            self.palette[Self::palette_index(addr)]
+            self.palette[palette::mirror_index(addr)]
         } else {
             cart.ppu_read(addr)
         }
     }
 
-    /// Which nametable ($2000 + 0x400·n) the PPU control register selects.
+    /// Which nametable ($2000 + $400·n) the PPU control register selects.
     pub fn base_nametable(&self) -> u16 {
         0x2000 + 0x400 * (self.ctrl as u16 & 3)
+    }
+
+    /// The colour-emphasis bits of $2001 (bits 5-7 as 0-7).
+    pub fn emphasis_bits(&self) -> u8 {
+        self.mask >> 5
     }
 }

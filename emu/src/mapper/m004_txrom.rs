@@ -1,0 +1,157 @@
+//! Mapper 4, MMC3 boards TxROM (NESdev wiki "MMC3"): 8 KiB PRG and 1/2 KiB
+//! CHR banking through eight bank registers, switchable mirroring, PRG RAM
+//! protect, and the scanline counter clocked by rising edges of PPU A12.
+//!
+//! A12 edges are filtered as on the chip: a rise counts only after A12 has
+//! been low for a while (the MMC3 needs several M2 falling edges), so the
+//! eight sprite fetches of a line, with their short low gaps, clock it once.
+//! The IRQ follows the newer (Sharp MMC3B/C) behaviour: it fires whenever
+//! the counter is 0 after a clock, including a reload to 0; the older NEC
+//! revision's test (`6-MMC3_alt`, `5.MMC3_rev_A`) is expected to fail.
+
+use super::{Banks, BoardSizes, Mapper};
+use crate::rom::Mirroring;
+
+/// PPU dots A12 must stay low before a rise clocks the counter (about three
+/// CPU cycles).
+const A12_LOW_DOTS: u64 = 10;
+
+pub struct Txrom {
+    sizes: BoardSizes,
+    four_screen: bool,
+    bank_select: u8,
+    registers: [u8; 8],
+    irq_latch: u8,
+    irq_counter: u8,
+    irq_reload: bool,
+    irq_enabled: bool,
+    irq_pending: bool,
+    a12_high: bool,
+    a12_low_since: u64,
+}
+
+impl Txrom {
+    pub fn new(sizes: BoardSizes, mirroring: Mirroring) -> Txrom {
+        Txrom {
+            sizes,
+            four_screen: mirroring == Mirroring::FourScreen,
+            bank_select: 0,
+            registers: [0, 2, 4, 5, 6, 7, 0, 1],
+            irq_latch: 0,
+            irq_counter: 0,
+            irq_reload: false,
+            irq_enabled: false,
+            irq_pending: false,
+            a12_high: false,
+            a12_low_since: 0,
+        }
+    }
+
+    fn apply_banks(&self, banks: &mut Banks) {
+        let prg_len = self.sizes.prg_rom;
+        let second_last = prg_len / 0x2000 - 2;
+        let r6 = self.registers[6] as usize & 0x3F;
+        let r7 = self.registers[7] as usize & 0x3F;
+        if self.bank_select & 0x40 == 0 {
+            banks.set_prg_8k(0, r6, prg_len);
+            banks.set_prg_8k(2, second_last, prg_len);
+        } else {
+            banks.set_prg_8k(0, second_last, prg_len);
+            banks.set_prg_8k(2, r6, prg_len);
+        }
+        banks.set_prg_8k(1, r7, prg_len);
+        banks.set_prg_8k(3, second_last + 1, prg_len);
+
+        let chr_len = self.sizes.chr;
+        // With CHR A12 inversion the 2 KiB banks move to $1000.
+        let flip = if self.bank_select & 0x80 != 0 { 4 } else { 0 };
+        let r = &self.registers;
+        banks.set_chr_1k(flip, r[0] as usize & 0xFE, chr_len);
+        banks.set_chr_1k(flip + 1, r[0] as usize | 1, chr_len);
+        banks.set_chr_1k(flip + 2, r[1] as usize & 0xFE, chr_len);
+        banks.set_chr_1k(flip + 3, r[1] as usize | 1, chr_len);
+        for i in 0..4 {
+            banks.set_chr_1k((4 - flip) + i, r[2 + i] as usize, chr_len);
+        }
+    }
+
+    fn clock_counter(&mut self) {
+        if self.irq_counter == 0 || self.irq_reload {
+            self.irq_counter = self.irq_latch;
+            self.irq_reload = false;
+        } else {
+            self.irq_counter -= 1;
+        }
+        if self.irq_counter == 0 && self.irq_enabled {
+            self.irq_pending = true;
+        }
+    }
+}
+
+impl Mapper for Txrom {
+    fn power_on(&mut self, banks: &mut Banks) {
+        self.apply_banks(banks);
+        banks.set_prg_ram(Some(0), true);
+    }
+
+    fn cpu_write(&mut self, addr: u16, value: u8, banks: &mut Banks, _cycle: u64) {
+        if addr < 0x8000 {
+            return;
+        }
+        let even = addr & 1 == 0;
+        match (addr & 0xE000, even) {
+            (0x8000, true) => {
+                self.bank_select = value;
+                self.apply_banks(banks);
+            }
+            (0x8000, false) => {
+                self.registers[(self.bank_select & 7) as usize] = value;
+                self.apply_banks(banks);
+            }
+            (0xA000, true) => {
+                if !self.four_screen {
+                    banks.set_mirroring(if value & 1 == 0 {
+                        Mirroring::Vertical
+                    } else {
+                        Mirroring::Horizontal
+                    });
+                }
+            }
+            (0xA000, false) => {
+                let enabled = value & 0x80 != 0;
+                let writable = value & 0x40 == 0;
+                banks.set_prg_ram(enabled.then_some(0), enabled && writable);
+            }
+            (0xC000, true) => self.irq_latch = value,
+            (0xC000, false) => {
+                self.irq_counter = 0;
+                self.irq_reload = true;
+            }
+            (0xE000, true) => {
+                self.irq_enabled = false;
+                self.irq_pending = false;
+            }
+            _ => self.irq_enabled = true,
+        }
+    }
+
+    fn watches_ppu_bus(&self) -> bool {
+        true
+    }
+
+    fn ppu_bus(&mut self, addr: u16, dot: u64) {
+        let high = addr & 0x1000 != 0;
+        if high && !self.a12_high {
+            if dot.saturating_sub(self.a12_low_since) >= A12_LOW_DOTS {
+                self.clock_counter();
+            }
+        } else if !high && self.a12_high {
+            self.a12_low_since = dot;
+        }
+        self.a12_high = high;
+    }
+
+    fn irq(&self) -> bool {
+        self.irq_pending
+    }
+}

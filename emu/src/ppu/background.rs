@@ -1,0 +1,133 @@
+//! Background fetches (NESdev wiki "PPU rendering"): every 8 dots the PPU
+//! fetches a nametable byte, an attribute byte and two pattern bytes, at the
+//! dots hardware does (so mappers watching the PPU bus see them on time).
+//!
+//! Instead of modelling the 16-bit shift registers dot by dot, each completed
+//! tile is expanded into `bg_line`, a line of background pixels in fetch order
+//! (the two tiles prefetched at dots 321-336 of the previous line first).
+//! Pixel x on screen is `bg_line[x + fine_x]`: exactly what the shifters and
+//! the fine-X multiplexer select, because the shifters reload at 8-dot
+//! intervals aligned to the fetches. The pixel output itself is batched (see
+//! `render.rs`).
+
+use super::{Ppu, CTRL_BG_TABLE};
+use crate::cartridge::Cartridge;
+
+/// Tiles in `bg_line`: 2 prefetched + 32 fetched during the line.
+pub(super) const LINE_TILES: usize = 34;
+
+/// `SPREAD[b]` puts bit 7-i of `b` into bit 0 of byte i (left pixel first).
+const SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut v = 0u64;
+        let mut i = 0;
+        while i < 8 {
+            if b & (0x80 >> i) != 0 {
+                v |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        table[b] = v;
+        b += 1;
+    }
+    table
+};
+
+impl Ppu {
+    /// Reads PPU memory for rendering, reporting the address to mappers that
+    /// watch the PPU bus (MMC3's A12 counter).
+    #[inline(always)]
+    pub(super) fn fetch(&self, addr: u16, cart: &mut Cartridge) -> u8 {
+        if cart.watches_ppu() {
+            cart.ppu_bus(addr, self.dots);
+        }
+        cart.ppu_read(addr)
+    }
+
+    /// The fetch work of dots 1-256 and 321-336 (`tile` is the index in
+    /// `bg_line` the tile being fetched will occupy).
+    #[inline(always)]
+    pub(super) fn background_fetch(&mut self, dot: u16, tile: usize, cart: &mut Cartridge) {
+        match dot & 7 {
+            1 => self.fetch_nametable(cart),
+            3 => self.fetch_attribute(cart),
+            5 => self.fetch_pattern_lo(cart),
+            7 => self.fetch_pattern_hi(tile, cart),
+            0 => self.increment_coarse_x(),
+            _ => {}
+        }
+    }
+
+    /// All four fetches of a tile and the coarse-X increment, as one step
+    /// (for catch-up runs, where nothing can observe the dots in between).
+    #[inline(always)]
+    pub(super) fn background_tile(&mut self, tile: usize, cart: &mut Cartridge) {
+        self.fetch_nametable(cart);
+        self.fetch_attribute(cart);
+        self.fetch_pattern_lo(cart);
+        self.fetch_pattern_hi(tile, cart);
+        self.increment_coarse_x();
+    }
+
+    #[inline(always)]
+    fn fetch_nametable(&mut self, cart: &mut Cartridge) {
+        self.nt_latch = self.fetch(0x2000 | (self.v & 0x0FFF), cart);
+    }
+
+    #[inline(always)]
+    fn fetch_attribute(&mut self, cart: &mut Cartridge) {
+        let v = self.v;
+        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+        let shift = ((v >> 4) & 4) | (v & 2);
+        self.at_latch = (self.fetch(addr, cart) >> shift) & 3;
+    }
+
+    #[inline(always)]
+    fn fetch_pattern_lo(&mut self, cart: &mut Cartridge) {
+        self.pattern_lo_latch = self.fetch(self.bg_pattern_address(), cart);
+    }
+
+    #[inline(always)]
+    fn fetch_pattern_hi(&mut self, tile: usize, cart: &mut Cartridge) {
+        let hi = self.fetch(self.bg_pattern_address() | 8, cart);
+        self.store_tile(tile, self.pattern_lo_latch, hi);
+    }
+
+    /// Dots 337 and 339: two unused nametable fetches.
+    pub(super) fn dummy_nametable_fetch(&mut self, cart: &mut Cartridge) {
+        self.nt_latch = self.fetch(0x2000 | (self.v & 0x0FFF), cart);
+    }
+
+    #[inline(always)]
+    fn bg_pattern_address(&self) -> u16 {
+        let table = if self.ctrl & CTRL_BG_TABLE != 0 {
+            0x1000
+        } else {
+            0
+        };
+        table | (self.nt_latch as u16) << 4 | (self.v >> 12) & 7
+    }
+
+    /// Expands a fetched tile row into 8 pixel bytes: pattern bits 0-1,
+    /// palette bits 2-3.
+    #[inline(always)]
+    fn store_tile(&mut self, tile: usize, lo: u8, hi: u8) {
+        let attribute = (self.at_latch as u64 * 4) * 0x0101_0101_0101_0101;
+        let pixels = SPREAD[lo as usize] | SPREAD[hi as usize] << 1 | attribute;
+        self.bg_line[tile * 8..tile * 8 + 8].copy_from_slice(&pixels.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SPREAD;
+
+    #[test]
+    fn spread_puts_the_left_pixel_first() {
+        assert_eq!(SPREAD[0x80], 1);
+        assert_eq!(SPREAD[0x01], 1 << 56);
+        assert_eq!(SPREAD[0xFF], 0x0101_0101_0101_0101);
+    }
+}

@@ -1,0 +1,85 @@
+//! Whole scanlines in one step, for catch-up runs. When the bus runs the PPU
+//! over a span that covers an entire line and no mapper watches the PPU bus,
+//! nothing outside the PPU can observe the order of events inside the line, so
+//! the line's work is done in a straight sequence — 34 tile fetches, pixel
+//! output, sprite evaluation and fetches — instead of dispatching on every
+//! dot. The result is identical to ticking the line's dots one by one (the
+//! frame-hash tests compare both).
+
+use super::{Ppu, DOTS_PER_SCANLINE, PRE_RENDER_LINE, VBLANK_LINE};
+use crate::cartridge::Cartridge;
+
+impl Ppu {
+    /// Runs the line that starts at the current position (dot 0) through its
+    /// last dot and into the next line. Returns the dots consumed (341, or 340
+    /// when the odd-frame skip shortens the pre-render line).
+    pub(super) fn run_line(&mut self, cart: &mut Cartridge) -> u32 {
+        debug_assert_eq!(self.dot, 0);
+        let line = self.scanline;
+        let rendering_line = line < 240 || line == PRE_RENDER_LINE;
+        let mut consumed = DOTS_PER_SCANLINE as u32;
+        if rendering_line && self.rendering_enabled() {
+            let visible = line < 240;
+            if line == PRE_RENDER_LINE {
+                self.vblank = false;
+                self.sprite0_hit = false;
+                self.sprite_overflow = false;
+            } else {
+                self.clear_secondary_oam();
+            }
+            for tile in 2..super::background::LINE_TILES {
+                self.background_tile(tile, cart);
+            }
+            self.dot = 256;
+            if visible {
+                self.flush_pixels();
+                self.finish_sprite_evaluation();
+            } else {
+                self.next_sprite_count = 0;
+                self.next_has_sprite0 = false;
+            }
+            self.increment_y();
+            for dot in 257..=320 {
+                if dot == 257 || (dot - 257) & 7 >= 4 && (dot - 257) & 1 == 0 {
+                    self.dot = dot;
+                    self.sprite_fetch_dot(dot, cart);
+                }
+            }
+            if !visible {
+                self.copy_vertical();
+            }
+            for tile in 0..2 {
+                self.background_tile(tile, cart);
+            }
+            self.dummy_nametable_fetch(cart);
+            if !visible {
+                // The odd-frame skip decision (dot 338).
+                self.skip_dot = self.odd_frame;
+            }
+            self.dummy_nametable_fetch(cart);
+            if !visible && self.skip_dot {
+                consumed -= 1;
+            }
+        } else if line < 240 {
+            self.dot = 256;
+            self.flush_pixels();
+        } else if line == VBLANK_LINE {
+            if !self.suppress_vblank {
+                self.vblank = true;
+            }
+            self.suppress_vblank = false;
+        } else if line == PRE_RENDER_LINE {
+            self.vblank = false;
+            self.sprite0_hit = false;
+            self.sprite_overflow = false;
+            self.skip_dot = false;
+        }
+        self.dots += consumed as u64;
+        self.dot = DOTS_PER_SCANLINE - 1;
+        self.skip_dot = false;
+        self.dot = DOTS_PER_SCANLINE;
+        self.maybe_end_scanline();
+        self.next_event = 0;
+        consumed
+    }
+}

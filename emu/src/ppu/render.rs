@@ -1,0 +1,81 @@
+//! Pixel output: the multiplexer between background and sprites, sprite 0
+//! hit, greyscale and the backdrop. Pixels are produced in batches: at dot 256
+//! of each visible line, and before any CPU access to a PPU register (so a
+//! mid-line change of $2001, fine X or the palette, and a $2002 read of the
+//! sprite 0 flag, all happen at the exact pixel they would on hardware).
+
+use super::{
+    palette, Ppu, MASK_BG, MASK_BG_LEFT, MASK_GREYSCALE, MASK_SPRITES, MASK_SPRITES_LEFT, WIDTH,
+};
+
+impl Ppu {
+    /// Outputs the pixels of the current visible line that precede the
+    /// current dot (pixel x appears on dot x + 1).
+    pub(super) fn flush_pixels(&mut self) {
+        if self.scanline >= 240 {
+            return;
+        }
+        let until = self.dot.min(256);
+        if self.rendered_x >= until {
+            return;
+        }
+        let (from, y) = (self.rendered_x as usize, self.scanline as usize);
+        self.rendered_x = until;
+        if from == 0 {
+            self.emphasis[y] = self.mask >> 5;
+        }
+        let grey = if self.mask & MASK_GREYSCALE != 0 {
+            0x30
+        } else {
+            0x3F
+        };
+        let row = y * WIDTH;
+        if !self.rendering_enabled() {
+            // The backdrop colour, or the palette entry v points at when v is
+            // inside palette RAM (the "background palette hack").
+            let index = if self.v & 0x3F00 == 0x3F00 {
+                palette::mirror_index(self.v)
+            } else {
+                0
+            };
+            let color = self.palette[index] & grey;
+            self.frame_buffer[row + from..row + until as usize].fill(color);
+            return;
+        }
+        let show_bg = self.mask & MASK_BG != 0;
+        let show_sprites = self.mask & MASK_SPRITES != 0 && self.line_has_sprites;
+        let bg_left = self.mask & MASK_BG_LEFT != 0;
+        let sprites_left = self.mask & MASK_SPRITES_LEFT != 0;
+        let fine_x = self.fine_x as usize;
+        for x in from..until as usize {
+            let bg = if show_bg && (x >= 8 || bg_left) {
+                let p = self.bg_line[x + fine_x];
+                if p & 3 == 0 {
+                    0
+                } else {
+                    p
+                }
+            } else {
+                0
+            };
+            let sprite = if show_sprites && (x >= 8 || sprites_left) {
+                self.line_sprites[x]
+            } else {
+                0
+            };
+            let index = if sprite == 0 {
+                bg as usize
+            } else {
+                if sprite & 0x80 != 0 && bg != 0 && x != 255 {
+                    self.sprite0_hit = true;
+                }
+                if bg != 0 && sprite & 0x20 != 0 {
+                    bg as usize
+                } else {
+                    0x10 | (sprite & 0x0F) as usize
+                }
+            };
+            self.frame_buffer[row + x] = self.palette[index] & grey;
+        }
+    }
+}

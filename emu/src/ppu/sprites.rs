@@ -1,0 +1,251 @@
+//! Sprites (NESdev wiki "PPU sprite evaluation", "PPU OAM"). Dots 1-64 clear
+//! secondary OAM; dots 65-256 evaluate primary OAM for the next line, one read
+//! on each odd dot, including the hardware bug that, once 8 sprites are found,
+//! increments the byte index along with the sprite index when a sprite is not
+//! in range (so later sprites' X, tile or attribute bytes are taken as Y);
+//! dots 257-320 fetch the pattern bytes of the 8 sprite slots.
+//!
+//! Evaluation runs lazily: [`Ppu::catch_up_evaluation`] executes the steps
+//! whose dots have passed. The PPU calls it at dot 256 and before any CPU
+//! access to its registers, so everything the CPU can observe (the overflow
+//! flag's timing, $2000/$2001 changes mid-evaluation) is exact.
+
+use super::{Ppu, CTRL_SPRITE_16, CTRL_SPRITE_TABLE, PRE_RENDER_LINE};
+use crate::cartridge::Cartridge;
+
+const FIRST_EVAL_DOT: u16 = 65;
+const LAST_EVAL_DOT: u16 = 255;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Phase {
+    /// Step 1: read sprite n's Y and copy it.
+    #[default]
+    ReadY,
+    /// Step 1a: copy bytes 1-3 of an in-range sprite (the next byte index).
+    CopyRest(u8),
+    /// Step 3: 8 sprites found; look for a 9th with the buggy byte index m.
+    Overflow,
+    /// Step 4: nothing observable happens until the end of the line.
+    Done,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct SpriteEval {
+    phase: Phase,
+    n: u8,
+    m: u8,
+    found: u8,
+    sprite0: bool,
+    /// Next odd dot whose read has not been executed.
+    next_dot: u16,
+}
+
+impl Ppu {
+    #[inline(always)]
+    fn sprite_height(&self) -> u16 {
+        if self.ctrl & CTRL_SPRITE_16 != 0 {
+            16
+        } else {
+            8
+        }
+    }
+
+    /// Dot 1 of a visible line: secondary OAM is filled with $FF during dots
+    /// 1-64 and evaluation restarts.
+    pub(super) fn clear_secondary_oam(&mut self) {
+        self.secondary_oam = [0xFF; 32];
+        self.eval = SpriteEval {
+            next_dot: FIRST_EVAL_DOT,
+            ..SpriteEval::default()
+        };
+    }
+
+    /// Runs the evaluation steps due by the current dot (visible lines only).
+    pub(super) fn catch_up_evaluation(&mut self) {
+        if self.scanline >= 240 || !self.rendering_enabled() {
+            return;
+        }
+        let until = self.dot.min(LAST_EVAL_DOT);
+        while self.eval.next_dot <= until {
+            self.evaluation_step();
+            self.eval.next_dot += 2;
+        }
+    }
+
+    /// Dot 256: evaluation completes; its result is used by the fetches.
+    pub(super) fn finish_sprite_evaluation(&mut self) {
+        self.catch_up_evaluation();
+        self.next_sprite_count = self.eval.found;
+        self.next_has_sprite0 = self.eval.sprite0;
+    }
+
+    fn in_range(&self, y: u8) -> bool {
+        self.scanline.wrapping_sub(y as u16) < self.sprite_height()
+    }
+
+    /// One read (and the write on the following dot) of the evaluation.
+    fn evaluation_step(&mut self) {
+        let (n, m, found) = (
+            self.eval.n as usize,
+            self.eval.m as usize,
+            self.eval.found as usize,
+        );
+        match self.eval.phase {
+            Phase::ReadY => {
+                let y = self.oam[n * 4];
+                self.secondary_oam[found * 4] = y;
+                if self.in_range(y) {
+                    self.eval.sprite0 |= n == 0;
+                    self.eval.phase = Phase::CopyRest(1);
+                } else {
+                    self.next_sprite();
+                }
+            }
+            Phase::CopyRest(k) => {
+                self.secondary_oam[found * 4 + k as usize] = self.oam[n * 4 + k as usize];
+                if k == 3 {
+                    self.eval.found += 1;
+                    self.next_sprite();
+                } else {
+                    self.eval.phase = Phase::CopyRest(k + 1);
+                }
+            }
+            Phase::Overflow => {
+                if self.in_range(self.oam[n * 4 + m]) {
+                    self.sprite_overflow = true;
+                    self.eval.phase = Phase::Done;
+                } else {
+                    // The bug: the byte index advances with the sprite index.
+                    self.eval.m = ((m + 1) & 3) as u8;
+                    self.eval.n += 1;
+                    if self.eval.n == 64 {
+                        self.eval.phase = Phase::Done;
+                    }
+                }
+            }
+            Phase::Done => {}
+        }
+    }
+
+    /// Step 2: move to the next sprite.
+    fn next_sprite(&mut self) {
+        let e = &mut self.eval;
+        e.n += 1;
+        e.phase = if e.n == 64 {
+            Phase::Done
+        } else if e.found < 8 {
+            Phase::ReadY
+        } else {
+            e.m = 0;
+            Phase::Overflow
+        };
+    }
+
+    /// Dots 257-320 of visible and pre-render lines: eight 8-dot sprite slots
+    /// (two garbage nametable fetches, pattern low, pattern high).
+    #[inline(always)]
+    pub(super) fn sprite_fetch_dot(&mut self, dot: u16, cart: &mut Cartridge) {
+        self.oam_addr = 0;
+        if dot == 257 {
+            self.copy_horizontal();
+            self.fetch_sprite_count = self.next_sprite_count;
+            self.fetch_has_sprite0 = self.next_has_sprite0;
+            if self.line_has_sprites {
+                self.line_sprites = [0; super::WIDTH];
+                self.line_has_sprites = false;
+            }
+        }
+        let step = (dot - 257) & 7;
+        let slot = ((dot - 257) >> 3) as usize;
+        match step {
+            0 | 2 if cart.watches_ppu() => {
+                cart.ppu_bus(0x2000 | (self.v & 0x0FFF), self.dots);
+            }
+            4 | 6 => {
+                // Empty slots fetch too (tile $FF), which only a mapper
+                // watching the bus can notice.
+                let used =
+                    slot < self.fetch_sprite_count as usize && self.scanline != PRE_RENDER_LINE;
+                if !used && !cart.watches_ppu() {
+                    return;
+                }
+                let addr = self.sprite_pattern_address(slot) | if step == 6 { 8 } else { 0 };
+                let data = self.fetch(addr, cart);
+                if step == 4 {
+                    self.sprite_lo_latch = data;
+                } else if used {
+                    self.draw_sprite(slot, data);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Pattern address of the row of slot's sprite shown on the next line.
+    fn sprite_pattern_address(&self, slot: usize) -> u16 {
+        let s = &self.secondary_oam[slot * 4..slot * 4 + 4];
+        let (y, tile, attr) = (s[0], s[1], s[2]);
+        let height = self.sprite_height();
+        let mut row = self.scanline.wrapping_sub(y as u16) & (height - 1);
+        if attr & 0x80 != 0 {
+            row = height - 1 - row;
+        }
+        if height == 16 {
+            let table = (tile as u16 & 1) * 0x1000;
+            let tile = (tile & 0xFE) as u16 + (row >> 3);
+            table | tile << 4 | (row & 7)
+        } else {
+            let table = if self.ctrl & CTRL_SPRITE_TABLE != 0 {
+                0x1000
+            } else {
+                0
+            };
+            table | (tile as u16) << 4 | row
+        }
+    }
+
+    /// Draws a fetched sprite row into the next line's sprite buffer. Lower
+    /// slots were drawn first and keep priority.
+    fn draw_sprite(&mut self, slot: usize, hi: u8) {
+        let lo = self.sprite_lo_latch;
+        if lo | hi == 0 {
+            return;
+        }
+        let attr = self.secondary_oam[slot * 4 + 2];
+        let x = self.secondary_oam[slot * 4 + 3] as usize;
+        let flags = ((attr & 3) << 2)
+            | (attr & 0x20)
+            | if slot == 0 && self.fetch_has_sprite0 {
+                0x80
+            } else {
+                0
+            };
+        for i in 0..8 {
+            let px = x + i;
+            if px >= super::WIDTH {
+                break;
+            }
+            let bit = if attr & 0x40 != 0 { i } else { 7 - i };
+            let pixel = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
+            if pixel != 0 && self.line_sprites[px] == 0 {
+                self.line_sprites[px] = pixel | flags;
+                self.line_has_sprites = true;
+            }
+        }
+    }
+
+    /// What $2004 returns: during rendering the PPU's internal OAM traffic
+    /// (approximated: $FF while secondary OAM is being cleared).
+    pub(super) fn oam_data_read(&self) -> u8 {
+        if self.rendering_active() && (1..=64).contains(&self.dot) {
+            return 0xFF;
+        }
+        let value = self.oam[self.oam_addr as usize];
+        // Bits 2-4 of the attribute byte do not exist.
+        if self.oam_addr & 3 == 2 {
+            value & 0xE3
+        } else {
+            value
+        }
+    }
+}
