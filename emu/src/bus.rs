@@ -30,6 +30,8 @@ pub struct Bus {
     ppu_debt: u32,
     /// Debt at which the PPU must catch up by itself (its outputs may change).
     ppu_deadline: u32,
+    /// Run the PPU every cycle instead of lazily (for equivalence tests).
+    eager_ppu: bool,
 }
 
 impl Bus {
@@ -47,7 +49,15 @@ impl Bus {
             mapper_irq: false,
             ppu_debt: 0,
             ppu_deadline: 0,
+            eager_ppu: false,
         }
+    }
+
+    /// Runs the PPU in step with every CPU cycle (dot by dot) instead of
+    /// catching it up lazily. Slower; the results must be identical, which the
+    /// tests check.
+    pub fn set_eager_ppu(&mut self, eager: bool) {
+        self.eager_ppu = eager;
     }
 
     /// Brings the PPU up to the present. The PPU runs lazily: the bus counts
@@ -78,7 +88,7 @@ impl Bus {
         self.cycles += 1;
         self.accesses += 1;
         self.ppu_debt += 2;
-        if self.cart.watches_ppu() {
+        if self.eager_ppu || self.cart.watches_ppu() {
             self.sync_ppu();
         }
         self.apu.tick(&mut self.dma);
@@ -91,7 +101,7 @@ impl Bus {
         if self.cart.watches_ppu() {
             self.sync_ppu();
             self.mapper_irq = self.cart.irq();
-        } else if self.ppu_debt >= self.ppu_deadline {
+        } else if self.eager_ppu || self.ppu_debt >= self.ppu_deadline {
             self.sync_ppu();
         }
     }

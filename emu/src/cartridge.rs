@@ -167,6 +167,28 @@ impl Cartridge {
         self.mapper.irq()
     }
 
+    /// The battery-backed PRG RAM, if the board has a battery.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        self.header.battery.then_some(&self.prg_ram[..])
+    }
+
+    /// Restores battery-backed PRG RAM from a save file's bytes. A save of
+    /// the wrong size is rejected rather than half-applied.
+    pub fn load_battery_ram(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if !self.header.battery {
+            return Err("this cartridge has no battery".into());
+        }
+        if bytes.len() != self.prg_ram.len() {
+            return Err(format!(
+                "save is {} bytes, the cartridge's RAM is {}",
+                bytes.len(),
+                self.prg_ram.len()
+            ));
+        }
+        self.prg_ram.copy_from_slice(bytes);
+        Ok(())
+    }
+
     /// Reads without side effects, for debuggers and disassembly.
     pub fn peek(&self, addr: u16) -> Option<u8> {
         self.cpu_read(addr)

@@ -2,6 +2,7 @@
 //! keyboard input on controller 1. P pauses, F advances one frame while
 //! paused, F12 saves a screenshot, Esc quits.
 
+mod battery;
 mod keys;
 mod pacing;
 
@@ -66,6 +67,7 @@ fn screenshot_path() -> PathBuf {
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
     let mut nes: Nes = load_rom(&args.rom)?;
+    let mut battery = battery::BatterySave::open(&args.rom, &mut nes);
     let scale = args.scale as usize;
     let title = format!(
         "nesprof - {}",
@@ -109,6 +111,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .update_with_buffer(&buffer, WIDTH * scale, HEIGHT * scale)
             .context("window update failed")?;
 
+        if nes.frame_count() % 3600 == 0 {
+            if let Some(save) = battery.as_mut() {
+                save.write(&nes);
+            }
+        }
         fps_window.1 += 1;
         if fps_window.0.elapsed().as_secs_f64() >= 1.0 {
             let fps = fps_window.1 as f64 / fps_window.0.elapsed().as_secs_f64();
@@ -122,6 +129,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             break;
         }
         pacer.wait();
+    }
+    if let Some(save) = battery.as_mut() {
+        save.write(&nes);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -72,7 +72,7 @@ impl Default for TestOptions {
     fn default() -> Self {
         TestOptions {
             buttons: 0,
-            max_frames: 60 * 40,
+            max_frames: 60 * 60,
         }
     }
 }

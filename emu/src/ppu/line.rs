@@ -82,4 +82,39 @@ impl Ppu {
         self.next_event = 0;
         consumed
     }
+
+    /// Runs the next 8 dots as one tile step when they are exactly one
+    /// background tile's fetches with nothing else due (dots 1-248 and
+    /// 321-336 of a rendering line, starting on a tile boundary). Returns
+    /// false, doing nothing, otherwise.
+    pub(super) fn run_tile(&mut self, cart: &mut Cartridge) -> bool {
+        let dot = self.dot;
+        let line = self.scanline;
+        if dot & 7 != 0
+            || !(dot <= 240 || dot == 320 || dot == 328)
+            || !(line < 240 || line == PRE_RENDER_LINE)
+            || !self.rendering_enabled()
+        {
+            return false;
+        }
+        if dot == 0 {
+            if line == PRE_RENDER_LINE {
+                self.vblank = false;
+                self.sprite0_hit = false;
+                self.sprite_overflow = false;
+            } else {
+                self.clear_secondary_oam();
+            }
+        }
+        let tile = if dot < 256 {
+            (dot >> 3) as usize + 2
+        } else {
+            ((dot - 320) >> 3) as usize
+        };
+        self.background_tile(tile, cart);
+        self.dot += 8;
+        self.dots += 8;
+        self.next_event = 0;
+        true
+    }
 }

@@ -42,19 +42,33 @@ impl Ppu {
             self.frame_buffer[row + from..row + until as usize].fill(color);
             return;
         }
+        // Colours of the 16 background and 16 sprite pixel values, with the
+        // transparent ones mapped to the backdrop.
+        let mut bg_colors = [0u8; 16];
+        let mut sprite_colors = [0u8; 16];
+        for p in 0..16 {
+            let bg_index = if p & 3 == 0 { 0 } else { p };
+            bg_colors[p] = self.palette[bg_index] & grey;
+            sprite_colors[p] = self.palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
+        }
         let show_bg = self.mask & MASK_BG != 0;
         let show_sprites = self.mask & MASK_SPRITES != 0 && self.line_has_sprites;
         let bg_left = self.mask & MASK_BG_LEFT != 0;
         let sprites_left = self.mask & MASK_SPRITES_LEFT != 0;
         let fine_x = self.fine_x as usize;
-        for x in from..until as usize {
+        let until = until as usize;
+        let line = &mut self.frame_buffer[row..row + WIDTH];
+        let bg_line = &self.bg_line[fine_x..fine_x + WIDTH];
+        if show_bg && bg_left && !show_sprites {
+            // The common case: background only, no clipping.
+            for x in from..until {
+                line[x] = bg_colors[(bg_line[x] & 15) as usize];
+            }
+            return;
+        }
+        for x in from..until {
             let bg = if show_bg && (x >= 8 || bg_left) {
-                let p = self.bg_line[x + fine_x];
-                if p & 3 == 0 {
-                    0
-                } else {
-                    p
-                }
+                bg_line[x] & 15
             } else {
                 0
             };
@@ -63,19 +77,19 @@ impl Ppu {
             } else {
                 0
             };
-            let index = if sprite == 0 {
-                bg as usize
+            let opaque_bg = bg & 3 != 0;
+            line[x] = if sprite == 0 {
+                bg_colors[bg as usize]
             } else {
-                if sprite & 0x80 != 0 && bg != 0 && x != 255 {
+                if sprite & 0x80 != 0 && opaque_bg && x != 255 {
                     self.sprite0_hit = true;
                 }
-                if bg != 0 && sprite & 0x20 != 0 {
-                    bg as usize
+                if opaque_bg && sprite & 0x20 != 0 {
+                    bg_colors[bg as usize]
                 } else {
-                    0x10 | (sprite & 0x0F) as usize
+                    sprite_colors[(sprite & 0x0F) as usize]
                 }
             };
-            self.frame_buffer[row + x] = self.palette[index] & grey;
         }
     }
 }

@@ -66,6 +66,10 @@ impl Ppu {
             return;
         }
         let until = self.dot.min(LAST_EVAL_DOT);
+        if self.eval.next_dot == FIRST_EVAL_DOT && until == LAST_EVAL_DOT {
+            self.evaluate_whole_line();
+            return;
+        }
         while self.eval.next_dot <= until {
             self.evaluation_step();
             self.eval.next_dot += 2;
@@ -77,6 +81,43 @@ impl Ppu {
         self.catch_up_evaluation();
         self.next_sprite_count = self.eval.found;
         self.next_has_sprite0 = self.eval.sprite0;
+    }
+
+    /// The whole evaluation in one pass, when nothing observed it start to
+    /// finish. It always completes within its 96 read slots (8 in-range
+    /// sprites take 4 reads each, every other sprite 1), so the outcome equals
+    /// running [`Ppu::evaluation_step`] for every slot.
+    fn evaluate_whole_line(&mut self) {
+        let height = self.sprite_height();
+        let line = self.scanline;
+        let mut found = 0usize;
+        let mut n = 0usize;
+        let mut sprite0 = false;
+        while n < 64 && found < 8 {
+            let y = self.oam[n * 4];
+            self.secondary_oam[found * 4] = y;
+            if line.wrapping_sub(y as u16) < height {
+                self.secondary_oam[found * 4 + 1..found * 4 + 4]
+                    .copy_from_slice(&self.oam[n * 4 + 1..n * 4 + 4]);
+                sprite0 |= n == 0;
+                found += 1;
+            }
+            n += 1;
+        }
+        // The buggy overflow search: the byte index m advances with n.
+        let mut m = 0;
+        while found == 8 && n < 64 {
+            if line.wrapping_sub(self.oam[n * 4 + m] as u16) < height {
+                self.sprite_overflow = true;
+                break;
+            }
+            m = (m + 1) & 3;
+            n += 1;
+        }
+        self.eval.found = found as u8;
+        self.eval.sprite0 = sprite0;
+        self.eval.phase = Phase::Done;
+        self.eval.next_dot = LAST_EVAL_DOT + 2;
     }
 
     fn in_range(&self, y: u8) -> bool {

@@ -1,0 +1,71 @@
+//! Battery-backed PRG RAM persistence for the window: `<rom>.sav` next to the
+//! ROM, loaded at start and written atomically (temporary file + rename) when
+//! the window closes and once a minute while playing, so a crash or Ctrl-C
+//! loses at most a minute. Headless runs never touch save files, so their
+//! results depend only on the ROM and the inputs.
+
+use std::path::{Path, PathBuf};
+
+use emu::Nes;
+
+pub struct BatterySave {
+    path: PathBuf,
+    last_written: Option<Vec<u8>>,
+    warned: bool,
+}
+
+impl BatterySave {
+    /// Loads `<rom>.sav` into the cartridge if the board has a battery.
+    /// Returns `None` for boards without one.
+    pub fn open(rom: &Path, nes: &mut Nes) -> Option<BatterySave> {
+        nes.bus.cart.battery_ram()?;
+        let path = rom.with_extension("sav");
+        let mut last_written = None;
+        if let Ok(bytes) = std::fs::read(&path) {
+            match nes.bus.cart.load_battery_ram(&bytes) {
+                Ok(()) => {
+                    eprintln!("loaded battery save {}", path.display());
+                    last_written = Some(bytes);
+                }
+                Err(e) => eprintln!("warning: ignoring {}: {e}", path.display()),
+            }
+        }
+        Some(BatterySave {
+            path,
+            last_written,
+            warned: false,
+        })
+    }
+
+    /// Writes the save if the RAM changed since the last write.
+    pub fn write(&mut self, nes: &Nes) {
+        let Some(ram) = nes.bus.cart.battery_ram() else {
+            return;
+        };
+        if self.last_written.as_deref() == Some(ram) {
+            return;
+        }
+        match write_atomically(&self.path, ram) {
+            Ok(()) => self.last_written = Some(ram.to_vec()),
+            Err(e) if !self.warned => {
+                eprintln!(
+                    "warning: cannot write battery save {}: {e}",
+                    self.path.display()
+                );
+                self.warned = true;
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension()
+            .map(|e| e.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
