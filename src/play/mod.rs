@@ -111,7 +111,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .update_with_buffer(&buffer, WIDTH * scale, HEIGHT * scale)
             .context("window update failed")?;
 
-        if nes.frame_count() % 3600 == 0 {
+        if nes.frame_count().is_multiple_of(3600) {
             if let Some(save) = battery.as_mut() {
                 save.write(&nes);
             }
