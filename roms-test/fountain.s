@@ -1042,7 +1042,9 @@ name_geyser: .byte "GEYSER", 0
 
 str_title:     .byte "* F O U N T A I N *", 0
 str_press:     .byte "PRESS START", 0
-str_press_off: .byte "           ", 0
+; Blinking PRESS START off restores the dotted sky behind it.
+str_press_off: .byte T_CHECK, T_CHECK, T_CHECK, T_CHECK, T_CHECK, T_CHECK
+               .byte T_CHECK, T_CHECK, T_CHECK, T_CHECK, T_CHECK, 0
 str_help1:     .byte "D-PAD: MOVE EMITTER", 0
 str_help2:     .byte "A: BURST  B: GRAVITY", 0
 str_best:      .byte "BEST ", 0
