@@ -3,8 +3,9 @@
 //! This test rebuilds every program from source with ca65/ld65 into a temporary
 //! directory, through the same Makefile a developer uses, and requires each result
 //! to be byte-identical to the committed file, so a source edit can never be
-//! committed without its ROM (or the other way round). It also checks that every
-//! committed ROM is a well-formed iNES NROM image.
+//! committed without its ROM (or the other way round); the ld65 label files
+//! (`<name>.lbl`) are checked the same way. It also checks that every committed ROM
+//! is a well-formed iNES NROM image, and that the Makefile builds every program.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -155,26 +156,31 @@ fn committed_roms_match_a_fresh_build() {
         String::from_utf8_lossy(&result.stderr)
     );
 
+    // The .lbl label files (address of every label) are committed next to the ROMs
+    // for mapping profiler addresses back to source, so they must be current too.
     let mut stale = Vec::new();
     for name in &programs {
-        let built = fs::read(out.0.join(format!("{name}.nes")))
-            .unwrap_or_else(|e| panic!("make did not produce {name}.nes: {e}"));
-        match fs::read(dir.join(format!("{name}.nes"))) {
-            Ok(committed) if committed == built => {}
-            Ok(committed) => {
-                let first_diff = committed
-                    .iter()
-                    .zip(&built)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(committed.len().min(built.len()));
-                stale.push(format!(
-                    "roms-test/{name}.nes is stale (differs from a fresh build at file offset \
-                     {first_diff:#x}); rebuild with `make -C roms-test` and commit {name}.nes"
-                ));
+        for ext in ["nes", "lbl"] {
+            let file = format!("{name}.{ext}");
+            let built = fs::read(out.0.join(&file))
+                .unwrap_or_else(|e| panic!("make did not produce {file}: {e}"));
+            match fs::read(dir.join(&file)) {
+                Ok(committed) if committed == built => {}
+                Ok(committed) => {
+                    let first_diff = committed
+                        .iter()
+                        .zip(&built)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(committed.len().min(built.len()));
+                    stale.push(format!(
+                        "roms-test/{file} is stale (differs from a fresh build at file offset \
+                         {first_diff:#x}); rebuild with `make -C roms-test` and commit {file}"
+                    ));
+                }
+                Err(e) => stale.push(format!(
+                    "roms-test/{file} is missing ({e}); build it with `make -C roms-test` and commit it"
+                )),
             }
-            Err(e) => stale.push(format!(
-                "roms-test/{name}.nes is missing ({e}); build it with `make -C roms-test` and commit it"
-            )),
         }
     }
     assert!(stale.is_empty(), "{}", stale.join("\n"));
