@@ -65,9 +65,11 @@ for f = 0, total do
   end
   if shots[f] then gui.savescreenshotas(out .. "/" .. shots[f] .. ".png") end
   if f % 100 == 0 then
-    log:write(string.format("%6d zp=%10d bss=%10d oam=%10d ram=%10d\n", f,
+    -- lag = frames so far in which the game did not read the controller, i.e.
+    -- frames whose logic overran the frame time
+    log:write(string.format("%6d zp=%10d bss=%10d oam=%10d ram=%10d lag=%d\n", f,
       fingerprint(0x0000, 0x100), fingerprint(0x0300, 0x300),
-      fingerprint(0x0200, 0x100), fingerprint(0x0600, 0x200)))
+      fingerprint(0x0200, 0x100), fingerprint(0x0600, 0x200), emu.lagcount()))
     log:flush()
   end
   emu.frameadvance()
