@@ -1,0 +1,187 @@
+//! The bundled test programs in `roms-test/` are committed both as 6502 source and
+//! as built `.nes` files (the profiler experiments and other tests load the `.nes`).
+//! This test rebuilds every program from source with ca65/ld65 into a temporary
+//! directory, through the same Makefile a developer uses, and requires each result
+//! to be byte-identical to the committed file, so a source edit can never be
+//! committed without its ROM (or the other way round); the ld65 label files
+//! (`<name>.lbl`) are checked the same way. It also checks that every committed ROM
+//! is a well-formed iNES NROM image, and that the Makefile builds every program.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PRG_LEN: usize = 32 * 1024;
+const CHR_LEN: usize = 8 * 1024;
+
+fn roms_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test")
+}
+
+/// Program names from the Makefile's `PROGRAMS :=` line.
+fn makefile_programs(dir: &Path) -> Vec<String> {
+    let makefile = fs::read_to_string(dir.join("Makefile")).expect("read roms-test/Makefile");
+    let line = makefile
+        .lines()
+        .find(|l| l.trim_start().starts_with("PROGRAMS"))
+        .expect("roms-test/Makefile has no PROGRAMS line");
+    let list = line.split_once(":=").expect("PROGRAMS := ...").1;
+    list.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Every top-level `<name>.s` is a program (shared code lives in common/).
+fn source_programs(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .expect("list roms-test/")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "s").then(|| path.file_stem()?.to_str().map(str::to_owned))?
+        })
+        .collect()
+}
+
+fn require_tool(tool: &str) {
+    match Command::new(tool).arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "`{tool} --version` failed ({}); the roms-test programs need the cc65 \
+             assembler and linker: apt-get install cc65",
+            out.status
+        ),
+        Err(e) => panic!(
+            "`{tool}` is not on PATH ({e}); the roms-test programs are built with \
+             ca65/ld65 from the cc65 package: apt-get install cc65"
+        ),
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn check_ines(name: &str, rom: &[u8]) -> Result<(), String> {
+    if rom.len() < 16 || &rom[0..4] != b"NES\x1A" {
+        return Err(format!("{name}.nes has no iNES header"));
+    }
+    let mapper = (rom[6] >> 4) | (rom[7] & 0xF0);
+    if mapper != 0 {
+        return Err(format!("{name}.nes uses mapper {mapper}, expected 0 (NROM)"));
+    }
+    if rom[7] & 0x0C == 0x08 {
+        return Err(format!("{name}.nes has an NES 2.0 header, expected plain iNES"));
+    }
+    if rom[6] & 0x04 != 0 {
+        return Err(format!("{name}.nes declares a trainer"));
+    }
+    let prg = rom[4] as usize * 16 * 1024;
+    let chr = rom[5] as usize * 8 * 1024;
+    if prg != PRG_LEN || chr != CHR_LEN {
+        return Err(format!(
+            "{name}.nes declares {prg} bytes PRG / {chr} bytes CHR, expected {PRG_LEN} / {CHR_LEN}"
+        ));
+    }
+    if rom.len() != 16 + prg + chr {
+        return Err(format!(
+            "{name}.nes is {} bytes, header implies {}",
+            rom.len(),
+            16 + prg + chr
+        ));
+    }
+    // Reset vector must point into PRG ROM.
+    let vectors = 16 + PRG_LEN - 6;
+    let reset = u16::from_le_bytes([rom[vectors + 2], rom[vectors + 3]]);
+    if reset < 0x8000 {
+        return Err(format!("{name}.nes reset vector ${reset:04X} is outside PRG ROM"));
+    }
+    Ok(())
+}
+
+#[test]
+fn committed_roms_are_valid_nrom_images() {
+    let dir = roms_dir();
+    let programs = makefile_programs(&dir);
+    assert!(!programs.is_empty(), "roms-test/Makefile lists no PROGRAMS");
+    let problems: Vec<String> = programs
+        .iter()
+        .filter_map(|name| {
+            let path = dir.join(format!("{name}.nes"));
+            match fs::read(&path) {
+                Ok(rom) => check_ines(name, &rom).err(),
+                Err(e) => Some(format!(
+                    "roms-test/{name}.nes is missing ({e}); build it with `make -C roms-test` and commit it"
+                )),
+            }
+        })
+        .collect();
+    assert!(problems.is_empty(), "bad ROM images:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn makefile_lists_every_program() {
+    let dir = roms_dir();
+    let listed: BTreeSet<String> = makefile_programs(&dir).into_iter().collect();
+    let sources = source_programs(&dir);
+    assert_eq!(
+        listed, sources,
+        "roms-test/Makefile PROGRAMS must name exactly the top-level <name>.s files"
+    );
+}
+
+#[test]
+fn committed_roms_match_a_fresh_build() {
+    require_tool("ca65");
+    require_tool("ld65");
+    let dir = roms_dir();
+    let programs = makefile_programs(&dir);
+
+    let out = TempDir(std::env::temp_dir().join(format!("roms-test-build-{}", std::process::id())));
+    let _ = fs::remove_dir_all(&out.0);
+    fs::create_dir_all(&out.0).expect("create temporary build directory");
+
+    let result = Command::new("make")
+        .arg("-C")
+        .arg(&dir)
+        .arg(format!("OUT={}", out.0.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("could not run make ({e}); apt-get install make cc65"));
+    assert!(
+        result.status.success(),
+        "building roms-test failed:\n{}\n{}",
+        String::from_utf8_lossy(&result.stdout),
+        String::from_utf8_lossy(&result.stderr)
+    );
+
+    // The .lbl label files (address of every label) are committed next to the ROMs
+    // for mapping profiler addresses back to source, so they must be current too.
+    let mut stale = Vec::new();
+    for name in &programs {
+        for ext in ["nes", "lbl"] {
+            let file = format!("{name}.{ext}");
+            let built = fs::read(out.0.join(&file))
+                .unwrap_or_else(|e| panic!("make did not produce {file}: {e}"));
+            match fs::read(dir.join(&file)) {
+                Ok(committed) if committed == built => {}
+                Ok(committed) => {
+                    let first_diff = committed
+                        .iter()
+                        .zip(&built)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(committed.len().min(built.len()));
+                    stale.push(format!(
+                        "roms-test/{file} is stale (differs from a fresh build at file offset \
+                         {first_diff:#x}); rebuild with `make -C roms-test` and commit {file}"
+                    ));
+                }
+                Err(e) => stale.push(format!(
+                    "roms-test/{file} is missing ({e}); build it with `make -C roms-test` and commit it"
+                )),
+            }
+        }
+    }
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
