@@ -19,7 +19,8 @@
 //!   means averaging 33115: (4·33115 + 33120)/5 = 33116 exactly. (Any of 3..9
 //!   windows would round to 33116; 4 is the only count giving it exactly, and
 //!   the centroid is kept unrounded.) Each bin's distinct means stay within
-//!   about ±binSize of it, so the set is bounded by ~2·binSize·windowSize.
+//!   about ±binSize of it, so the set is bounded by ~2·binSize·windowSize
+//!   sums (while the centroid does not wander).
 //! - A new bin counts the window that created it: C_b = 1. `createBin(W)`
 //!   does not say; one window has been seen, as C_b is defined
 //!   ("a contagem da quantidade de janelas que já foram executadas").
@@ -39,14 +40,49 @@
 use crate::sample::Addr;
 use crate::windows::sum_to_mean;
 
+/// A set of window sums as a bitmap over a sliding base: a bin's sums all lie
+/// within about ±binSize·windowSize of its centroid times windowSize, so a few
+/// words cover them and membership is one load — a sorted vector's binary
+/// search was the replay's hottest spot.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct SumSet {
+    /// Sum represented by bit 0 of `words[0]`; a multiple of 64.
+    base: u64,
+    words: Vec<u64>,
+}
+
+impl SumSet {
+    /// Inserts `sum`; returns whether it was new.
+    fn insert(&mut self, sum: u64) -> bool {
+        let aligned = sum & !63;
+        if self.words.is_empty() {
+            self.base = aligned;
+        } else if aligned < self.base {
+            let grow = ((self.base - aligned) / 64) as usize;
+            self.words.splice(0..0, std::iter::repeat_n(0, grow));
+            self.base = aligned;
+        }
+        let idx = ((aligned - self.base) / 64) as usize;
+        if idx >= self.words.len() {
+            self.words.resize(idx + 1, 0);
+        }
+        let bit = 1u64 << (sum & 63);
+        let new = self.words[idx] & bit == 0;
+        self.words[idx] |= bit;
+        new
+    }
+}
+
 /// One bin: a cluster of window means.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bin {
     centroid: f64,
     count: u64,
-    /// Distinct window sums (sum = mean × windowSize), ascending.
-    sums: Vec<u64>,
-    /// Σ of `sums`, exact.
+    /// Distinct window sums (sum = mean × windowSize).
+    sums: SumSet,
+    /// How many distinct sums `sums` holds.
+    distinct: u64,
+    /// Σ of the distinct sums, exact.
     sums_total: u128,
 }
 
@@ -63,7 +99,7 @@ impl Bin {
 
     /// Number of distinct window means behind the centroid.
     pub fn distinct_windows(&self) -> usize {
-        self.sums.len()
+        self.distinct as usize
     }
 }
 
@@ -73,7 +109,17 @@ pub struct Bins {
     bins: Vec<Bin>,
     bin_size: f64,
     window_size: usize,
+    /// Bumped whenever a centroid moves or a bin is inserted, i.e. whenever
+    /// the outcome of the nearest-bin search may change.
+    generation: u64,
+    /// Direct-mapped memo of recent windows: (sum, bin index, generation).
+    /// A window sum seen before, with no bin changed since, joins the same bin
+    /// and, being already in it, only bumps its count — so the search can be
+    /// skipped with an identical result. Most windows of a hot loop hit.
+    memo: Vec<(u64, usize, u64)>,
 }
+
+const MEMO_SLOTS: usize = 256;
 
 impl Bins {
     /// No bins yet, for windows of `window_size` and joins closer than
@@ -83,6 +129,8 @@ impl Bins {
             bins: Vec::new(),
             bin_size: bin_size as f64,
             window_size: window_size.max(1) as usize,
+            generation: 1,
+            memo: vec![(0, 0, 0); MEMO_SLOTS],
         }
     }
 
@@ -131,6 +179,19 @@ impl Bins {
     /// Counts one window (given by its address sum) into the bins, creating a
     /// bin if none is close enough. Returns the index of the bin it joined.
     pub fn insert_window(&mut self, sum: u64) -> usize {
+        let slot = (sum as usize ^ (sum >> 8) as usize) % MEMO_SLOTS;
+        let (m_sum, m_idx, m_gen) = self.memo[slot];
+        if m_gen == self.generation && m_sum == sum {
+            let bin = &mut self.bins[m_idx];
+            bin.count = bin.count.saturating_add(1);
+            return m_idx;
+        }
+        let idx = self.insert_window_searching(sum);
+        self.memo[slot] = (sum, idx, self.generation);
+        idx
+    }
+
+    fn insert_window_searching(&mut self, sum: u64) -> usize {
         let mean = sum_to_mean(sum, self.window_size);
         match self.nearest(mean) {
             Some((k, d)) if d < self.bin_size => {
@@ -139,12 +200,16 @@ impl Bins {
             }
             _ => {
                 let pos = self.bins.partition_point(|b| b.centroid <= mean);
+                let mut sums = SumSet::default();
+                sums.insert(sum);
+                self.generation += 1;
                 self.bins.insert(
                     pos,
                     Bin {
                         centroid: mean,
                         count: 1,
-                        sums: vec![sum],
+                        sums,
+                        distinct: 1,
                         sums_total: sum as u128,
                     },
                 );
@@ -157,10 +222,11 @@ impl Bins {
         let w = self.window_size;
         let bin = &mut self.bins[k];
         bin.count = bin.count.saturating_add(1);
-        if let Err(pos) = bin.sums.binary_search(&sum) {
-            bin.sums.insert(pos, sum);
+        if bin.sums.insert(sum) {
+            self.generation += 1;
+            bin.distinct += 1;
             bin.sums_total += sum as u128;
-            bin.centroid = bin.sums_total as f64 / (bin.sums.len() * w) as f64;
+            bin.centroid = bin.sums_total as f64 / (bin.distinct as u128 * w as u128) as f64;
         }
     }
 
@@ -276,6 +342,19 @@ mod tests {
         assert_eq!(bins.bin_for_addr(33125).map(Bin::centroid), Some(33131.0));
         assert!(bins.bin_for_addr(33141).is_none());
         assert!(Bins::new(10, 1).bin_for_addr(5).is_none());
+    }
+
+    #[test]
+    fn sum_set_grows_both_ways() {
+        let mut s = SumSet::default();
+        assert!(s.insert(1000));
+        assert!(!s.insert(1000));
+        assert!(s.insert(10));
+        assert!(s.insert(5000));
+        assert!(s.insert(1001));
+        assert!(!s.insert(10) && !s.insert(5000) && !s.insert(1001));
+        assert_eq!(s.base, 0);
+        assert_eq!(s.words.len(), 5000 / 64 + 1);
     }
 
     #[test]

@@ -28,6 +28,15 @@
 //!   RTI ending a segment registers nothing: its successor is the interrupted
 //!   point, which must not become a leader. Interrupt handler entries are
 //!   registered by the caller.
+//! - **The instruction after** (`batch.getInstAfter(inst)`). Read as the
+//!   next sample of the same flow segment — the instruction that really
+//!   executed next once interrupt handlers are excised — never the static
+//!   fall-through `pc + len` nor the static branch target. The pseudo-code's
+//!   taken / not-taken cases ("se nextInst.pc == inst.target … senao …") then
+//!   do the same thing, register the successor and link to its block, so
+//!   `Sample::taken` is not needed. At the end of a segment there is no
+//!   instruction after: "termina o while e o bloco fica sem o alvo" — the
+//!   block ends without an edge (`next_pc` still registers the target).
 //! - **Where blocks start.** "novos blocos basicos so sejam construídos a
 //!   partir de enderecos conhecidos por serem alvos de instrucoes de fluxo de
 //!   controle": a block is created only at a known target (or, in the high
@@ -178,11 +187,6 @@ impl Builder {
     }
 
     #[inline]
-    fn is_entry(&self, addr: Addr) -> bool {
-        self.block_of(addr) == Some(addr)
-    }
-
-    #[inline]
     fn is_boundary(&self, addr: Addr) -> bool {
         self.addrs
             .get(&addr)
@@ -228,29 +232,34 @@ impl Builder {
         }
     }
 
-    /// Makes a known target that lies inside a block an entry.
-    fn split_at_target(&mut self, p: Addr) {
-        if let Some(info) = self.addrs.get(&p).copied() {
-            if let Some(entry) = info.block {
-                if entry != p && info.target > 0 {
-                    self.split(entry, p);
-                }
+    /// What is known of the run start `p`, after making it an entry if it is
+    /// a known target inside a block.
+    fn resolve_start(&mut self, p: Addr) -> AddrInfo {
+        let info = self.addrs.get(&p).copied().unwrap_or_default();
+        match info.block {
+            Some(entry) if entry != p && info.target > 0 => {
+                self.split(entry, p);
+                self.addrs.get(&p).copied().unwrap_or_default()
             }
+            _ => info,
         }
     }
 
     fn low_run(&mut self, run: &[Sample], open_end: bool, src: Option<Addr>, hot: &Hot) {
         let p = run[0].pc;
-        self.split_at_target(p);
-        let info = self.addrs.get(&p).copied().unwrap_or_default();
-        if info.block == Some(p) {
+        let info = self.resolve_start(p);
+        let entered = if info.block == Some(p) {
             if info.open && hot.recurrent(p) {
                 self.extend(run, open_end);
             }
+            true
         } else if info.block.is_none() && info.target > 0 && hot.recurrent(p) {
             self.create(run, open_end);
-        }
-        if self.is_entry(p) {
+            true
+        } else {
+            false
+        };
+        if entered {
             if let Some(src_block) = src.and_then(|q| self.block_of(q)) {
                 self.cfg.add_edge(src_block, p, 1);
             }
@@ -260,23 +269,25 @@ impl Builder {
 
     fn high_run(&mut self, run: &[Sample], open_end: bool, src: Option<Addr>, hot: &Hot) {
         let p = run[0].pc;
-        self.split_at_target(p);
+        let info = self.resolve_start(p);
+        let mut entered = info.block == Some(p);
         let src_block = src.and_then(|q| {
             let b = self.block_of(q)?;
             hot.recurrent(q).then_some(b)
         });
         if let Some(src_block) = src_block {
             if hot.recurrent(p) {
-                if self.block_of(p).is_none() {
+                if info.block.is_none() {
                     // justBuild: the destination's run becomes a block.
                     self.create(run, open_end);
+                    entered = true;
                 }
-                if self.is_entry(p) {
+                if entered {
                     self.cfg.add_edge(src_block, p, 1);
                 }
             }
         }
-        if self.is_entry(p) {
+        if entered {
             self.count_entry(p);
         }
     }
@@ -381,4 +392,3 @@ impl Builder {
         self.splits += 1;
     }
 }
-

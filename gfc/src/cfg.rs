@@ -7,7 +7,7 @@
 //! Edges live in a petgraph `GraphMap` so graph algorithms apply directly;
 //! every listing this module hands out is sorted, so output is deterministic.
 
-use crate::hash::AddrHashBuilder;
+use crate::hash::{AddrHashBuilder, AddrMap};
 use crate::sample::Addr;
 use petgraph::graphmap::GraphMap;
 use petgraph::{Directed, Direction};
@@ -92,7 +92,9 @@ pub struct InterruptCount {
 /// may lack a [`Block`] record only if the producer never described it.
 #[derive(Clone, Default)]
 pub struct Cfg {
-    blocks: BTreeMap<Addr, Block>,
+    /// Hashed, not ordered: the builder touches a block per sampled run, and
+    /// listings sort on the way out.
+    blocks: AddrMap<Addr, Block>,
     graph: EdgeGraph,
     interrupts: BTreeMap<Addr, u64>,
 }
@@ -121,7 +123,13 @@ impl Cfg {
 
     /// Blocks in ascending entry order.
     pub fn blocks(&self) -> impl Iterator<Item = &Block> + '_ {
-        self.blocks.values()
+        self.sorted_blocks().into_iter()
+    }
+
+    fn sorted_blocks(&self) -> Vec<&Block> {
+        let mut v: Vec<&Block> = self.blocks.values().collect();
+        v.sort_unstable_by_key(|b| b.entry);
+        v
     }
 
     /// Number of blocks.
@@ -239,7 +247,7 @@ impl Cfg {
 
     fn to_data(&self) -> CfgData<&Block> {
         CfgData {
-            blocks: self.blocks.values().collect(),
+            blocks: self.sorted_blocks(),
             edges: self.edges(),
             interrupts: self
                 .interrupts
@@ -293,7 +301,7 @@ impl Eq for Cfg {}
 impl fmt::Debug for Cfg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Cfg")
-            .field("blocks", &self.blocks.values().collect::<Vec<_>>())
+            .field("blocks", &self.sorted_blocks())
             .field("edges", &self.edges())
             .field("interrupts", &self.interrupts)
             .finish()
@@ -386,12 +394,23 @@ mod tests {
         assert_eq!(
             g.edges(),
             vec![
-                Edge { src: 0x8000, dst: 0x8005, count: 2 },
-                Edge { src: 0x8005, dst: 0x8000, count: 5 },
+                Edge {
+                    src: 0x8000,
+                    dst: 0x8005,
+                    count: 2
+                },
+                Edge {
+                    src: 0x8005,
+                    dst: 0x8000,
+                    count: 5
+                },
             ]
         );
         assert_eq!(g.total_transitions(), 7);
-        assert_eq!(g.blocks().map(|b| b.entry).collect::<Vec<_>>(), vec![0x8000, 0x8005]);
+        assert_eq!(
+            g.blocks().map(|b| b.entry).collect::<Vec<_>>(),
+            vec![0x8000, 0x8005]
+        );
         assert_eq!(g.out_edges(0x9999), vec![]);
     }
 
@@ -406,9 +425,21 @@ mod tests {
         assert_eq!(
             g.edges(),
             vec![
-                Edge { src: 0x05, dst: 0x10, count: 7 },
-                Edge { src: 0x12, dst: 0x10, count: 3 },
-                Edge { src: 0x12, dst: 0x20, count: 1 },
+                Edge {
+                    src: 0x05,
+                    dst: 0x10,
+                    count: 7
+                },
+                Edge {
+                    src: 0x12,
+                    dst: 0x10,
+                    count: 3
+                },
+                Edge {
+                    src: 0x12,
+                    dst: 0x20,
+                    count: 1
+                },
             ]
         );
     }

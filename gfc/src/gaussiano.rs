@@ -26,7 +26,7 @@ use crate::bins::{Bin, Bins};
 use crate::build::{Builder, Path};
 use crate::cfg::Cfg;
 use crate::params::GfcParams;
-use crate::sample::{Addr, Sample};
+use crate::sample::{Addr, Flow, Sample};
 use crate::segment::Segmenter;
 use crate::windows::{means_stddev, sum_to_mean, window_sums};
 use serde::{Deserialize, Serialize};
@@ -66,11 +66,11 @@ pub struct GfcGaussiano {
 
 impl GfcGaussiano {
     /// A builder with no history. `params` should be valid
-    /// ([`GfcParams::validate`]); a zero window is treated as 1.
+    /// ([`GfcParams::validate`]); a zero window or bin size is treated as 1.
     pub fn new(params: GfcParams) -> Self {
         GfcGaussiano {
             params,
-            bins: Bins::new(params.bin_size, params.window_size),
+            bins: Bins::new(params.bin_size.max(1), params.window_size),
             builder: Builder::default(),
             counters: Counters::default(),
             last_stddev: None,
@@ -105,6 +105,11 @@ impl GfcGaussiano {
         &self.counters
     }
 
+    /// Number of bins.
+    pub fn num_bins(&self) -> usize {
+        self.bins.len()
+    }
+
     /// σ(μ_w) of the last segment that had at least one window.
     pub fn last_stddev(&self) -> Option<f64> {
         self.last_stddev
@@ -136,6 +141,16 @@ impl GfcGaussiano {
     /// graph in place.
     pub fn process_batch(&mut self, batch: &[Sample]) {
         self.counters.batches += 1;
+        let needs_split = batch
+            .iter()
+            .any(|s| matches!(s.flow, Flow::Interrupt | Flow::ReturnInterrupt));
+        if !needs_split {
+            // One flow, one segment: skip the segmenter's copies.
+            if !batch.is_empty() {
+                self.process_segment(batch);
+            }
+            return;
+        }
         let mut segmenter = std::mem::take(&mut self.segmenter);
         let builder = &mut self.builder;
         let counters = &mut self.counters;
@@ -178,5 +193,82 @@ impl GfcGaussiano {
             self.builder
                 .walk(seg, Path::High, &self.bins, self.params.recurrent_threshold);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::THESIS_BEST;
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn builder_can_move_to_a_builder_thread() {
+        assert_send::<GfcGaussiano>();
+        assert_send::<Cfg>();
+    }
+
+    fn params(stdev_threshold: u32) -> GfcParams {
+        GfcParams::new(100, stdev_threshold, 1, 5).unwrap()
+    }
+
+    fn alternating(n: usize) -> Vec<Sample> {
+        (0..n)
+            .map(|i| Sample::plain(if i % 2 == 0 { 1000 } else { 1020 }, 1))
+            .collect()
+    }
+
+    #[test]
+    fn local_iff_stddev_strictly_below_threshold() {
+        // Windows of 1 over 1000, 1020, 1000, 1020: population σ = 10 exactly
+        // (the sample form would be 10·√(4/3) ≈ 11.5).
+        let batch = alternating(4);
+        let mut at = GfcGaussiano::new(params(10));
+        at.process_batch(&batch);
+        assert_eq!(at.last_stddev(), Some(10.0));
+        assert_eq!(
+            (at.counters().low_stddev, at.counters().high_stddev),
+            (0, 1)
+        );
+        assert_eq!(at.num_bins(), 0);
+
+        let mut above = GfcGaussiano::new(params(11));
+        above.process_batch(&batch);
+        assert_eq!(
+            (above.counters().low_stddev, above.counters().high_stddev),
+            (1, 0)
+        );
+        assert_eq!(above.num_bins(), 1);
+        assert_eq!(above.bins()[0].count(), 4);
+        assert_eq!(above.bins()[0].centroid(), 1010.0);
+    }
+
+    #[test]
+    fn short_and_empty_batches() {
+        let mut g = GfcGaussiano::new(THESIS_BEST);
+        g.process_batch(&[]);
+        g.process_batch(&alternating(12));
+        let c = *g.counters();
+        assert_eq!(c.batches, 2);
+        assert_eq!(c.segments, 1);
+        assert_eq!(c.short_segments, 1);
+        assert_eq!(c.instructions, 12);
+        assert_eq!(g.last_stddev(), None);
+        assert_eq!(g.num_bins(), 0);
+        assert_eq!(g.graph().num_blocks(), 0);
+    }
+
+    #[test]
+    fn degenerate_params_do_not_panic() {
+        let p = GfcParams {
+            bin_size: 0,
+            stdev_threshold: 0,
+            window_size: 0,
+            recurrent_threshold: 0,
+        };
+        let mut g = GfcGaussiano::new(p);
+        g.process_batch(&alternating(30));
+        assert_eq!(g.counters().segments, 1);
     }
 }

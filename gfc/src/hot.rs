@@ -134,7 +134,11 @@ mod tests {
         let g = graph(&[(1, 1, 95), (1, 2, 3), (2, 1, 2)]);
         assert_eq!(
             h90(&g).edges(),
-            vec![Edge { src: 1, dst: 1, count: 95 }]
+            vec![Edge {
+                src: 1,
+                dst: 1,
+                count: 95
+            }]
         );
     }
 

@@ -122,10 +122,7 @@ pub fn overlap(g: &Cfg, h: &Cfg) -> f64 {
     }
     g.graph()
         .all_edges()
-        .filter_map(|(s, d, &cg)| {
-            h.edge(s, d)
-                .map(|ch| (cg as f64 / wg).min(ch as f64 / wh))
-        })
+        .filter_map(|(s, d, &cg)| h.edge(s, d).map(|ch| (cg as f64 / wg).min(ch as f64 / wh)))
         .sum()
 }
 
@@ -199,7 +196,14 @@ mod tests {
         let empty = Cfg::new();
         let h = graph(&[(1, 2, 1)]);
         let m = Metrics::compute(&empty, &h, &h, 0, 0);
-        for v in [m.similarity, m.precision, m.f1, m.weighted, m.overlap, m.sampled_pct] {
+        for v in [
+            m.similarity,
+            m.precision,
+            m.f1,
+            m.weighted,
+            m.overlap,
+            m.sampled_pct,
+        ] {
             assert_eq!(v, 0.0);
         }
         let m = Metrics::compute(&h, &empty, &empty, 5, 10);

@@ -58,7 +58,11 @@ pub enum ParamsError {
     /// A field that is not an unsigned integer.
     NotANumber { field: &'static str, text: String },
     /// A field whose value the algorithm cannot use.
-    Invalid { field: &'static str, value: u32, why: &'static str },
+    Invalid {
+        field: &'static str,
+        value: u32,
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for ParamsError {
@@ -73,7 +77,10 @@ impl fmt::Display for ParamsError {
                  binSize,stdevThreshold,windowSize,recurrentThreshold, found {found}"
             ),
             ParamsError::NotANumber { field, text } => {
-                write!(f, "config field {field}: {text:?} is not an unsigned integer")
+                write!(
+                    f,
+                    "config field {field}: {text:?} is not an unsigned integer"
+                )
             }
             ParamsError::Invalid { field, value, why } => {
                 write!(f, "config field {field}: {value} is invalid ({why})")
@@ -149,12 +156,18 @@ impl GfcParams {
     /// The grid id, or `None` for a configuration off the grid.
     pub fn id(&self) -> Option<usize> {
         let b = BIN_SIZES.iter().position(|&v| v == self.bin_size)?;
-        let s = STDEV_THRESHOLDS.iter().position(|&v| v == self.stdev_threshold)?;
+        let s = STDEV_THRESHOLDS
+            .iter()
+            .position(|&v| v == self.stdev_threshold)?;
         let w = WINDOW_SIZES.iter().position(|&v| v == self.window_size)?;
         let r = RECURRENT_THRESHOLDS
             .iter()
             .position(|&v| v == self.recurrent_threshold)?;
-        Some(((b * STDEV_THRESHOLDS.len() + s) * WINDOW_SIZES.len() + w) * RECURRENT_THRESHOLDS.len() + r)
+        Some(
+            ((b * STDEV_THRESHOLDS.len() + s) * WINDOW_SIZES.len() + w)
+                * RECURRENT_THRESHOLDS.len()
+                + r,
+        )
     }
 
     /// All 144 grid configurations, in id order.
@@ -215,7 +228,14 @@ mod tests {
             assert_eq!(p.id(), Some(id));
         }
         let mut uniq = all.clone();
-        uniq.sort_by_key(|p| (p.bin_size, p.stdev_threshold, p.window_size, p.recurrent_threshold));
+        uniq.sort_by_key(|p| {
+            (
+                p.bin_size,
+                p.stdev_threshold,
+                p.window_size,
+                p.recurrent_threshold,
+            )
+        });
         uniq.dedup();
         assert_eq!(uniq.len(), 144);
     }
@@ -225,18 +245,33 @@ mod tests {
         // b outermost: id 0 is the first of every list, id 143 the last.
         assert_eq!(
             GfcParams::from_id(0).unwrap(),
-            GfcParams { bin_size: 8, stdev_threshold: 8, window_size: 6, recurrent_threshold: 5 }
+            GfcParams {
+                bin_size: 8,
+                stdev_threshold: 8,
+                window_size: 6,
+                recurrent_threshold: 5
+            }
         );
         assert_eq!(
             GfcParams::from_id(143).unwrap(),
-            GfcParams { bin_size: 16, stdev_threshold: 15, window_size: 13, recurrent_threshold: 12 }
+            GfcParams {
+                bin_size: 16,
+                stdev_threshold: 15,
+                window_size: 13,
+                recurrent_threshold: 12
+            }
         );
         // (10,15,13,5): b=1, s=3, w=2, r=0 → ((1·4+3)·3+2)·3+0 = 69.
         assert_eq!(THESIS_BEST.id(), Some(69));
         // (13,8,10,8): b=2, s=0, w=1, r=1 → ((8+0)·3+1)·3+1 = 76.
         assert_eq!(
             GfcParams::from_id(76).unwrap(),
-            GfcParams { bin_size: 13, stdev_threshold: 8, window_size: 10, recurrent_threshold: 8 }
+            GfcParams {
+                bin_size: 13,
+                stdev_threshold: 8,
+                window_size: 10,
+                recurrent_threshold: 8
+            }
         );
         assert_eq!(GfcParams::from_id(144), Err(ParamsError::IdOutOfRange(144)));
     }
@@ -246,7 +281,10 @@ mod tests {
         let p: GfcParams = "10,15,13,5".parse().unwrap();
         assert_eq!(p, THESIS_BEST);
         let p: GfcParams = " 16 , 8,6 ,12".parse().unwrap();
-        assert_eq!(p.id(), Some(GfcParams::from_id(p.id().unwrap()).unwrap().id().unwrap()));
+        assert_eq!(
+            p.id(),
+            Some(GfcParams::from_id(p.id().unwrap()).unwrap().id().unwrap())
+        );
         assert_eq!(
             THESIS_BEST.to_string(),
             "#69 (binSize=10, stdevThreshold=15, windowSize=13, recurrentThreshold=5)"

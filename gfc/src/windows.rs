@@ -67,9 +67,9 @@ mod tests {
         // A batch of 24 instructions (a loop body at $8000.. with a call out
         // to $8040 and back) and windows of 6: 24 − 6 + 1 = 19 windows.
         let pcs: [Addr; 24] = [
-            0x8000, 0x8002, 0x8004, 0x8005, 0x8007, 0x8040, 0x8042, 0x8043, 0x800A, 0x800C,
-            0x800D, 0x8000, 0x8002, 0x8004, 0x8005, 0x8007, 0x8040, 0x8042, 0x8043, 0x800A,
-            0x800C, 0x800D, 0x8000, 0x8002,
+            0x8000, 0x8002, 0x8004, 0x8005, 0x8007, 0x8040, 0x8042, 0x8043, 0x800A, 0x800C, 0x800D,
+            0x8000, 0x8002, 0x8004, 0x8005, 0x8007, 0x8040, 0x8042, 0x8043, 0x800A, 0x800C, 0x800D,
+            0x8000, 0x8002,
         ];
         let means = window_means(&pcs, 6);
         assert_eq!(means.len(), 19);
@@ -82,7 +82,12 @@ mod tests {
         let at = |off: f64| 32768.0 + off / 6.0;
         let expect = [(0, 82.0), (1, 148.0), (5, 232.0), (11, 82.0), (18, 104.0)];
         for (i, off) in expect {
-            assert!((means[i] - at(off)).abs() < 1e-9, "window {}: {}", i + 1, means[i]);
+            assert!(
+                (means[i] - at(off)).abs() < 1e-9,
+                "window {}: {}",
+                i + 1,
+                means[i]
+            );
         }
         // Periodicity: window w and w + 11 see the same instructions.
         for i in 0..8 {
