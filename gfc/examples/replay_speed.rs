@@ -5,6 +5,9 @@
 //! does for one workload.
 //!
 //! Run: `cargo run --release -p gfc --example replay_speed [-- --grid]`
+//!
+//! Measured on the 2-core development machine: 0.54 µs per batch (54 ms for
+//! the 100k batches) for the thesis config; 8.1 s for the 144-config grid.
 
 use gfc::{Addr, Flow, GfcGaussiano, GfcParams, Sample, THESIS_BEST};
 use std::time::Instant;

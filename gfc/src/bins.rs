@@ -40,36 +40,96 @@
 use crate::sample::Addr;
 use crate::windows::sum_to_mean;
 
-/// A set of window sums as a bitmap over a sliding base: a bin's sums all lie
-/// within about ±binSize·windowSize of its centroid times windowSize, so a few
-/// words cover them and membership is one load — a sorted vector's binary
-/// search was the replay's hottest spot.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct SumSet {
-    /// Sum represented by bit 0 of `words[0]`; a multiple of 64.
-    base: u64,
-    words: Vec<u64>,
+/// A set of window sums. A bin's sums all lie within about
+/// ±binSize·windowSize of its centroid times windowSize, so normally a bitmap
+/// of a few words over a sliding base holds them and membership is one load
+/// (a sorted vector's binary search was the replay's hottest spot). Should
+/// the span grow past `MAX_BITMAP_WORDS` (absurd off-grid binSizes, or a
+/// centroid wandering far), the set falls back to a sorted vector so memory
+/// stays proportional to the number of sums.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SumSet {
+    Bitmap {
+        /// Sum represented by bit 0 of `words[0]`; a multiple of 64.
+        base: u64,
+        words: Vec<u64>,
+    },
+    Sorted(Vec<u64>),
+}
+
+const MAX_BITMAP_WORDS: u64 = 1024;
+
+impl Default for SumSet {
+    fn default() -> Self {
+        SumSet::Bitmap {
+            base: 0,
+            words: Vec::new(),
+        }
+    }
 }
 
 impl SumSet {
     /// Inserts `sum`; returns whether it was new.
     fn insert(&mut self, sum: u64) -> bool {
-        let aligned = sum & !63;
-        if self.words.is_empty() {
-            self.base = aligned;
-        } else if aligned < self.base {
-            let grow = ((self.base - aligned) / 64) as usize;
-            self.words.splice(0..0, std::iter::repeat_n(0, grow));
-            self.base = aligned;
+        match self {
+            SumSet::Bitmap { base, words } => {
+                let aligned = sum & !63;
+                let lo = if words.is_empty() {
+                    aligned
+                } else {
+                    (*base).min(aligned)
+                };
+                let hi = if words.is_empty() {
+                    aligned
+                } else {
+                    (*base + (words.len() as u64 - 1) * 64).max(aligned)
+                };
+                if (hi - lo) / 64 >= MAX_BITMAP_WORDS {
+                    *self = SumSet::Sorted(self.to_sorted());
+                    return self.insert(sum);
+                }
+                if words.is_empty() {
+                    *base = aligned;
+                } else if aligned < *base {
+                    let grow = ((*base - aligned) / 64) as usize;
+                    words.splice(0..0, std::iter::repeat_n(0, grow));
+                    *base = aligned;
+                }
+                let idx = ((aligned - *base) / 64) as usize;
+                if idx >= words.len() {
+                    words.resize(idx + 1, 0);
+                }
+                let bit = 1u64 << (sum & 63);
+                let new = words[idx] & bit == 0;
+                words[idx] |= bit;
+                new
+            }
+            SumSet::Sorted(v) => match v.binary_search(&sum) {
+                Ok(_) => false,
+                Err(pos) => {
+                    v.insert(pos, sum);
+                    true
+                }
+            },
         }
-        let idx = ((aligned - self.base) / 64) as usize;
-        if idx >= self.words.len() {
-            self.words.resize(idx + 1, 0);
+    }
+
+    fn to_sorted(&self) -> Vec<u64> {
+        match self {
+            SumSet::Bitmap { base, words } => {
+                let mut v = Vec::new();
+                for (k, &w) in words.iter().enumerate() {
+                    let mut bits = w;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros() as u64;
+                        v.push(base + k as u64 * 64 + b);
+                        bits &= bits - 1;
+                    }
+                }
+                v
+            }
+            SumSet::Sorted(v) => v.clone(),
         }
-        let bit = 1u64 << (sum & 63);
-        let new = self.words[idx] & bit == 0;
-        self.words[idx] |= bit;
-        new
     }
 }
 
@@ -353,8 +413,21 @@ mod tests {
         assert!(s.insert(5000));
         assert!(s.insert(1001));
         assert!(!s.insert(10) && !s.insert(5000) && !s.insert(1001));
-        assert_eq!(s.base, 0);
-        assert_eq!(s.words.len(), 5000 / 64 + 1);
+        match &s {
+            SumSet::Bitmap { base, words } => assert_eq!((*base, words.len()), (0, 5000 / 64 + 1)),
+            SumSet::Sorted(_) => panic!("small span must stay a bitmap"),
+        }
+        assert_eq!(s.to_sorted(), vec![10, 1000, 1001, 5000]);
+    }
+
+    #[test]
+    fn sum_set_falls_back_to_sorted_for_wide_spans() {
+        let mut s = SumSet::default();
+        assert!(s.insert(7));
+        assert!(s.insert(u64::MAX));
+        assert!(s.insert(1 << 40));
+        assert!(!s.insert(7) && !s.insert(u64::MAX) && !s.insert(1 << 40));
+        assert_eq!(s, SumSet::Sorted(vec![7, 1 << 40, u64::MAX]));
     }
 
     #[test]

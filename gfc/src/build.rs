@@ -76,7 +76,7 @@
 //!   básico construído anteriormente … e o bloco básico atual é ligada").
 //! - **High routine.** "apenas transições entre blocos básicos recorrentes
 //!   sejam criadas ou atualizadas … Caso o balde seja recorrente, o balde da
-//!   próxima instrução é coletado e caso também seja recorrente … são criadas
+//!   próxima instrução é coletados e caso também seja recorrente … são criadas
 //!   ou incrementadas as arestas": a transition is counted only if the source
 //!   block exists, the source instruction's bin is recurrent and the
 //!   destination instruction's bin is recurrent. If the destination has no

@@ -12,7 +12,9 @@
 //! Decisions:
 //! - What decides local vs. global is σ(μ_w), the standard deviation of the
 //!   window means. The pseudo-code's `batch.stddev` is that value: its comment
-//!   says "o desvio padrao das médias das janelas em batch.[stddev]".
+//!   says "o desvio padrao das médias das janelas em batch." (the line is cut
+//!   off there), and the text: "o nível das transições de um lote pode ser
+//!   determinado a partir do cálculo do desvio padrão das médias das janelas".
 //! - Local iff `σ(μ_w) < stdevThreshold`, strictly, as the text defines it:
 //!   "um lote contém apenas transições locais se e somente se σ(μ_w) < σ_t";
 //!   the pseudo-code's `<=` is read as a slip.

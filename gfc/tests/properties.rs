@@ -215,6 +215,16 @@ proptest! {
     }
 
     #[test]
+    fn off_grid_params_never_panic(
+        bin in 1u32..=u32::MAX, stdev in any::<u32>(), window in 1u32..40, rec in any::<u32>(),
+        b in batches(),
+    ) {
+        let p = GfcParams::new(bin, stdev, window, rec).unwrap();
+        let g = replay(p, &b);
+        check_invariants(&g, &b)?;
+    }
+
+    #[test]
     fn coherent_executions_keep_invariants(p in params(), b in coherent()) {
         let g = replay(p, &b);
         check_invariants(&g, &b)?;
