@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod disasm;
 pub mod dma;
 pub mod error;
+pub mod flow_counts;
 pub mod hash;
 pub mod mapper;
 pub mod nes;

@@ -1,3 +1,5 @@
 //! Glue between the emulator and the GFC algorithms: the count-and-time sampler
 //! (wall-clock timer thread and emulated-clock trigger), the ground-truth CFG
 //! recorder, sample-stream files and the builder thread.
+
+pub mod truth;

@@ -1,0 +1,196 @@
+//! Raw control-flow counts of a run, kept by whichever engine executes the
+//! code: how often each address executed, how often each conditional branch
+//! was taken, the (source, destination) transitions of instructions with
+//! run-time targets, and interrupt entries per handler. The exact CFG (leaders,
+//! blocks, edges) is derived from these afterwards by the `profiler` crate, so
+//! recording costs an array increment per instruction and nothing depends on
+//! the order in which code was discovered.
+//!
+//! Interrupt rule (DESIGN.md): NMI/IRQ entries and the RTI that returns from
+//! them are not transitions; the interrupted flow continues after the RTI as
+//! if uninterrupted. BRK is a software call: its entry and the RTI that
+//! returns from it are transitions. A shadow stack of interrupt frames, keyed
+//! by the stack pointer, tells the two kinds of RTI apart (frames a handler
+//! abandons by resetting the stack are dropped when the stack unwinds past
+//! them).
+
+use std::collections::HashMap;
+
+use crate::cpu::opcodes::{Flow, OPCODES};
+
+/// How a handler was entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// NMI or IRQ: asynchronous, not a transition.
+    Hardware,
+    /// BRK: a transition like a call.
+    Software,
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowCounts {
+    /// Executions per CPU address.
+    pub executed: Vec<u64>,
+    /// Length in bytes of the instruction last executed at each address.
+    pub length: Vec<u8>,
+    /// Control-flow class of the instruction last executed at each address.
+    pub flow: Vec<Flow>,
+    /// Current target of the branch / JMP abs / JSR at each address, and how
+    /// many transfers went there (taken branches; every JMP/JSR execution).
+    /// When patched code changes the target, the old target's count moves to
+    /// `dynamic`, so counts stay exact under self-modifying code.
+    pub static_target: Vec<u16>,
+    pub static_count: Vec<u64>,
+    /// (source, destination) counts of RTS, JMP (ind), BRK and software RTI,
+    /// and of retired static targets.
+    pub dynamic: HashMap<(u16, u16), u64>,
+    /// Hardware interrupt entries per handler address.
+    pub interrupts: HashMap<u16, u64>,
+    /// Handler entry points entered by BRK (leaders).
+    pub brk_handlers: HashMap<u16, u64>,
+    /// Instructions retired (and hardware interrupt entries, not counted).
+    pub instructions: u64,
+    /// Open interrupt frames: (stack pointer after the pushes, kind).
+    frames: Vec<(u8, EntryKind)>,
+}
+
+impl Default for FlowCounts {
+    fn default() -> Self {
+        FlowCounts::new()
+    }
+}
+
+impl FlowCounts {
+    pub fn new() -> FlowCounts {
+        FlowCounts {
+            executed: vec![0; 0x10000],
+            length: vec![0; 0x10000],
+            flow: vec![Flow::None; 0x10000],
+            static_target: vec![0; 0x10000],
+            static_count: vec![0; 0x10000],
+            dynamic: HashMap::new(),
+            interrupts: HashMap::new(),
+            brk_handlers: HashMap::new(),
+            instructions: 0,
+            frames: Vec::new(),
+        }
+    }
+
+    /// An instruction at `pc` retired; the CPU then was at `next_pc` with
+    /// stack pointer `sp` (before any interrupt that follows).
+    #[inline]
+    pub fn instruction(&mut self, pc: u16, opcode: u8, next_pc: u16, sp: u8) {
+        let i = pc as usize;
+        self.executed[i] += 1;
+        self.instructions += 1;
+        let info = &OPCODES[opcode as usize];
+        self.length[i] = info.byte_len();
+        self.flow[i] = info.flow;
+        match info.flow {
+            Flow::None => {}
+            Flow::Branch => {
+                if next_pc != pc.wrapping_add(2) {
+                    self.static_transfer(pc, next_pc);
+                }
+            }
+            Flow::Jump if info.mode == crate::cpu::opcodes::Mode::Absolute => {
+                self.static_transfer(pc, next_pc);
+            }
+            Flow::Call => self.static_transfer(pc, next_pc),
+            Flow::Jump | Flow::Return => self.dynamic_transition(pc, next_pc),
+            Flow::Break => {
+                self.dynamic_transition(pc, next_pc);
+                *self.brk_handlers.entry(next_pc).or_insert(0) += 1;
+                self.open_frame(sp, EntryKind::Software);
+            }
+            Flow::ReturnInterrupt => {
+                // The RTI pulled 3 bytes: the frame it closes had the stack
+                // pointer 3 below the current one.
+                if self.close_frame(sp.wrapping_sub(3)) != Some(EntryKind::Hardware) {
+                    self.dynamic_transition(pc, next_pc);
+                }
+            }
+            Flow::Jam => {}
+        }
+    }
+
+    /// A hardware interrupt entered `handler` (stack pointer `sp` after the
+    /// three pushes).
+    pub fn hardware_interrupt(&mut self, handler: u16, sp: u8) {
+        *self.interrupts.entry(handler).or_insert(0) += 1;
+        self.open_frame(sp, EntryKind::Hardware);
+    }
+
+    /// Counts `count` whole executions of the straight-line instructions at
+    /// `pcs` at once (the translator's per-block accounting).
+    pub fn add_executions(&mut self, pcs: &[u16], count: u64) {
+        for &pc in pcs {
+            self.executed[pc as usize] += count;
+        }
+        self.instructions += pcs.len() as u64 * count;
+    }
+
+    #[inline]
+    fn static_transfer(&mut self, pc: u16, target: u16) {
+        let i = pc as usize;
+        if self.static_target[i] != target {
+            if self.static_count[i] > 0 {
+                *self.dynamic.entry((pc, self.static_target[i])).or_insert(0) +=
+                    self.static_count[i];
+                self.static_count[i] = 0;
+            }
+            self.static_target[i] = target;
+        }
+        self.static_count[i] += 1;
+    }
+
+    /// All (source, destination, count) transfers recorded for the
+    /// instruction at `pc` (taken branches, jumps, calls, returns, BRK,
+    /// software RTI).
+    pub fn transfers_from(&self, pc: u16) -> Vec<(u16, u64)> {
+        let mut out: Vec<(u16, u64)> = self
+            .dynamic
+            .iter()
+            .filter(|((src, _), _)| *src == pc)
+            .map(|((_, dst), &n)| (*dst, n))
+            .collect();
+        let i = pc as usize;
+        if self.static_count[i] > 0 {
+            match out
+                .iter_mut()
+                .find(|(dst, _)| *dst == self.static_target[i])
+            {
+                Some(entry) => entry.1 += self.static_count[i],
+                None => out.push((self.static_target[i], self.static_count[i])),
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn dynamic_transition(&mut self, pc: u16, next_pc: u16) {
+        *self.dynamic.entry((pc, next_pc)).or_insert(0) += 1;
+    }
+
+    fn open_frame(&mut self, sp: u8, kind: EntryKind) {
+        // Frames at or below this stack depth were abandoned.
+        self.frames.retain(|&(frame_sp, _)| frame_sp > sp);
+        self.frames.push((sp, kind));
+    }
+
+    fn close_frame(&mut self, sp: u8) -> Option<EntryKind> {
+        while let Some(&(frame_sp, kind)) = self.frames.last() {
+            if frame_sp < sp {
+                // Abandoned deeper frame (the stack was reset under it).
+                self.frames.pop();
+                continue;
+            }
+            if frame_sp == sp {
+                self.frames.pop();
+                return Some(kind);
+            }
+            return None;
+        }
+        None
+    }
+}
