@@ -19,6 +19,7 @@ pub mod mapper;
 pub mod nes;
 pub mod ppu;
 pub mod rom;
+pub mod sampling;
 pub mod trace;
 
 pub use cartridge::Cartridge;
