@@ -2,4 +2,6 @@
 //! (wall-clock timer thread and emulated-clock trigger), the ground-truth CFG
 //! recorder, sample-stream files and the builder thread.
 
+pub mod convert;
+pub mod stream;
 pub mod truth;
