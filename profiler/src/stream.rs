@@ -204,10 +204,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
     let header: StreamHeader = ron::from_str(text).map_err(|e| corrupt("header", e.to_string()))?;
     let mut batches = Vec::new();
     let mut trailer = None;
-    loop {
-        let Ok(count_bytes) = take(2, "batch") else {
-            break;
-        };
+    while let Ok(count_bytes) = take(2, "batch") {
         let count = u16::from_le_bytes(count_bytes.try_into().unwrap());
         if count == END_MARKER {
             let len = u32::from_le_bytes(take(4, "trailer")?.try_into().unwrap()) as usize;
