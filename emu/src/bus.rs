@@ -126,6 +126,16 @@ impl Bus {
         value
     }
 
+    /// A read cycle of a code byte the caller already knows (it is in RAM or
+    /// ROM, where reads have no side effects): the cycle and open-bus update
+    /// without the address decode.
+    #[inline(always)]
+    pub fn read_known(&mut self, value: u8) {
+        self.begin_cycle();
+        self.open_bus = value;
+        self.end_cycle();
+    }
+
     #[cold]
     fn read_io(&mut self, addr: u16) -> u8 {
         match addr {

@@ -38,6 +38,35 @@ pub const NMI_VECTOR: u16 = 0xFFFA;
 pub const RESET_VECTOR: u16 = 0xFFFC;
 pub const IRQ_VECTOR: u16 = 0xFFFE;
 
+/// Where an instruction's own bytes come from. The interpreter reads them
+/// through the bus ([`BusCode`]); the translator supplies pre-decoded bytes
+/// while still spending the same bus cycles. Every instruction's per-cycle
+/// sequence is written once, generic over this.
+pub(crate) trait CodeSource {
+    /// The instruction-stream byte at PC; advances PC. One read cycle.
+    fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8;
+    /// A read at PC that does not advance it (a 1-byte instruction's dummy
+    /// read of the next byte, a taken branch's, JSR's high byte).
+    fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8;
+}
+
+/// Code read from memory through the bus: the interpreter.
+pub(crate) struct BusCode;
+
+impl CodeSource for BusCode {
+    #[inline(always)]
+    fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
+        let v = cpu.read(bus, cpu.pc);
+        cpu.pc = cpu.pc.wrapping_add(1);
+        v
+    }
+
+    #[inline(always)]
+    fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
+        cpu.read(bus, cpu.pc)
+    }
+}
+
 /// What one call of [`Cpu::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepKind {
@@ -162,8 +191,8 @@ impl Cpu {
                 StepKind::Irq
             };
         }
-        let opcode = self.fetch(bus);
-        self.execute(bus, opcode);
+        let opcode = BusCode.fetch(self, bus);
+        self.execute(bus, &mut BusCode, opcode);
         StepKind::Instruction(opcode)
     }
 
@@ -176,11 +205,9 @@ impl Cpu {
     /// NMI vector was used (an NMI hijacks an IRQ or BRK whose vector fetch has
     /// not started yet).
     fn interrupt_sequence(&mut self, bus: &mut Bus, brk: bool) -> bool {
-        if brk {
-            // BRK: the opcode fetch already happened; the padding byte is read
-            // and skipped.
-            self.fetch(bus);
-        } else {
+        if !brk {
+            // The opcode fetch and the operand fetch happen, but are discarded
+            // and PC does not advance. (BRK did its two fetches already.)
             self.read(bus, self.pc);
             self.read(bus, self.pc);
         }
@@ -241,11 +268,18 @@ impl Cpu {
         self.poll_interrupts(bus);
     }
 
+    /// A read cycle whose value the caller already knows: the translator's
+    /// fetches of pre-decoded code bytes. Identical bus behaviour (DMA halts,
+    /// PPU/APU clocking, open bus, interrupt polling), minus the address
+    /// decode.
     #[inline(always)]
-    fn fetch(&mut self, bus: &mut Bus) -> u8 {
-        let v = self.read(bus, self.pc);
-        self.pc = self.pc.wrapping_add(1);
-        v
+    pub(crate) fn read_known(&mut self, bus: &mut Bus, addr: u16, value: u8) -> u8 {
+        if bus.dma_pending() {
+            self.run_dma(bus, addr);
+        }
+        bus.read_known(value);
+        self.poll_interrupts(bus);
+        value
     }
 
     #[inline(always)]
