@@ -1,10 +1,17 @@
-//! Interpreter speed in emulated instructions per second (criterion reports it
-//! as element throughput): a tight ALU loop, and nestest's automation run.
-//! Every cycle still clocks the PPU and APU, so this is whole-machine speed on
-//! CPU-bound code. Run: `cargo bench --bench cpu`.
+//! CPU speed of both engines in emulated instructions per second (criterion
+//! reports it as element throughput): a tight ALU loop, and nestest's
+//! automation run. Rendering is off in both programs, so this is the CPU side
+//! (plus per-cycle APU clocking and the PPU's idle catch-up).
+//! Run: `cargo bench --bench cpu`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use emu::nes::Engine;
 use emu::{Cartridge, Nes};
+
+const ENGINES: [(&str, Engine); 2] = [
+    ("interpreter", Engine::Interpreter),
+    ("translator", Engine::Translator),
+];
 
 /// An NROM image whose reset vector points at `code` placed at $8000.
 fn nrom_with_code(code: &[u8]) -> Vec<u8> {
@@ -30,41 +37,48 @@ const INSTRUCTIONS_PER_ITER: u64 = 100_000;
 
 fn alu_loop(c: &mut Criterion) {
     let image = nrom_with_code(ALU_LOOP);
-    let mut nes = Nes::new(Cartridge::from_bytes(&image).unwrap());
-    let mut group = c.benchmark_group("interpreter");
-    group.throughput(Throughput::Elements(INSTRUCTIONS_PER_ITER));
-    group.bench_function("alu_loop", |b| {
-        b.iter(|| {
-            for _ in 0..INSTRUCTIONS_PER_ITER {
-                nes.step();
-            }
-        })
-    });
-    group.finish();
+    for (name, engine) in ENGINES {
+        let mut nes = Nes::new(Cartridge::from_bytes(&image).unwrap());
+        nes.set_engine(engine);
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(INSTRUCTIONS_PER_ITER));
+        group.bench_function("alu_loop", |b| {
+            b.iter(|| {
+                let end = nes.retired + INSTRUCTIONS_PER_ITER;
+                while nes.retired < end {
+                    nes.run_some();
+                }
+            })
+        });
+        group.finish();
+    }
 }
 
 fn nestest(c: &mut Criterion) {
     let path = nesprof::testrom::roms_dir().join("cpu/nestest/nestest.nes");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     const NESTEST_INSTRUCTIONS: u64 = 8991;
-    let mut group = c.benchmark_group("interpreter");
-    group.throughput(Throughput::Elements(NESTEST_INSTRUCTIONS));
-    group.bench_function("nestest", |b| {
-        b.iter_batched_ref(
-            || {
-                let mut nes = Nes::new(Cartridge::from_bytes(&bytes).unwrap());
-                nes.cpu.pc = 0xC000;
-                nes
-            },
-            |nes| {
-                for _ in 0..NESTEST_INSTRUCTIONS {
-                    nes.step();
-                }
-            },
-            BatchSize::SmallInput,
-        )
-    });
-    group.finish();
+    for (name, engine) in ENGINES {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(NESTEST_INSTRUCTIONS));
+        group.bench_function("nestest", |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut nes = Nes::new(Cartridge::from_bytes(&bytes).unwrap());
+                    nes.set_engine(engine);
+                    nes.cpu.pc = 0xC000;
+                    nes
+                },
+                |nes| {
+                    while nes.retired < NESTEST_INSTRUCTIONS {
+                        nes.run_some();
+                    }
+                },
+                BatchSize::SmallInput,
+            )
+        });
+        group.finish();
+    }
 }
 
 criterion_group!(benches, alu_loop, nestest);

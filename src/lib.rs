@@ -3,6 +3,7 @@
 //! the glue between them is in `profiler`.
 
 pub mod cli;
+pub mod lockstep;
 pub mod play;
 pub mod screenshot;
 pub mod testrom;

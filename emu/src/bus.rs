@@ -32,6 +32,11 @@ pub struct Bus {
     ppu_deadline: u32,
     /// Run the PPU every cycle instead of lazily (for equivalence tests).
     eager_ppu: bool,
+    /// Bytes of RAM / PRG RAM that translated code was decoded from.
+    code_ram: Vec<bool>,
+    code_prg_ram: Vec<bool>,
+    /// CPU addresses of code bytes written since the translator last looked.
+    code_writes: Vec<u16>,
 }
 
 impl Bus {
@@ -50,6 +55,55 @@ impl Bus {
             ppu_debt: 0,
             ppu_deadline: 0,
             eager_ppu: false,
+            code_ram: vec![false; RAM_SIZE],
+            code_prg_ram: Vec::new(),
+            code_writes: Vec::new(),
+        }
+    }
+
+    /// Marks the byte at CPU address `addr` (RAM or PRG RAM) as translated
+    /// code, so writes to it are reported.
+    pub fn mark_code(&mut self, addr: u16) {
+        match addr {
+            0x0000..=0x1FFF => self.code_ram[addr as usize & 0x7FF] = true,
+            0x6000..=0x7FFF => {
+                if let Some(offset) = self.prg_ram_offset(addr) {
+                    if self.code_prg_ram.len() != self.cart.prg_ram.len() {
+                        self.code_prg_ram = vec![false; self.cart.prg_ram.len()];
+                    }
+                    self.code_prg_ram[offset] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn prg_ram_offset(&self, addr: u16) -> Option<usize> {
+        let base = self.cart.banks.prg_ram?;
+        Some((base + (addr as usize & 0x1FFF)) % self.cart.prg_ram.len())
+    }
+
+    /// Whether translated code was overwritten since the last
+    /// [`Bus::take_code_writes`].
+    #[inline(always)]
+    pub fn code_written(&self) -> bool {
+        !self.code_writes.is_empty()
+    }
+
+    pub fn take_code_writes(&mut self) -> Vec<u16> {
+        std::mem::take(&mut self.code_writes)
+    }
+
+    #[inline(always)]
+    fn note_code_write(&mut self, addr: u16) {
+        let marked = match addr {
+            0x0000..=0x1FFF => self.code_ram[addr as usize & 0x7FF],
+            _ => self
+                .prg_ram_offset(addr)
+                .is_some_and(|o| self.code_prg_ram.get(o).copied().unwrap_or(false)),
+        };
+        if marked {
+            self.code_writes.push(addr);
         }
     }
 
@@ -156,7 +210,12 @@ impl Bus {
         self.begin_cycle();
         self.open_bus = value;
         match addr {
-            0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF] = value,
+            0x0000..=0x1FFF => {
+                self.ram[addr as usize & 0x7FF] = value;
+                if self.code_ram[addr as usize & 0x7FF] {
+                    self.note_code_write(addr);
+                }
+            }
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 self.ppu.write_register(addr, value, &mut self.cart);
@@ -165,6 +224,8 @@ impl Bus {
             _ => {
                 if addr >= 0x8000 {
                     self.sync_ppu();
+                } else if (0x6000..0x8000).contains(&addr) && !self.code_prg_ram.is_empty() {
+                    self.note_code_write(addr);
                 }
                 self.cart.cpu_write(addr, value, self.cycles);
                 self.mapper_irq = self.cart.irq();

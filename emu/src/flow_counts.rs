@@ -121,13 +121,18 @@ impl FlowCounts {
         self.open_frame(sp, EntryKind::Hardware);
     }
 
-    /// Counts `count` whole executions of the straight-line instructions at
-    /// `pcs` at once (the translator's per-block accounting).
-    pub fn add_executions(&mut self, pcs: &[u16], count: u64) {
-        for &pc in pcs {
-            self.executed[pc as usize] += count;
+    /// Counts `count` executions of each straight-line (pc, opcode) at once:
+    /// the translator's per-block accounting. Equivalent to calling
+    /// [`FlowCounts::instruction`] `count` times for each.
+    pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u16, u8)>, count: u64) {
+        for (pc, opcode) in ops {
+            let i = pc as usize;
+            let info = &OPCODES[opcode as usize];
+            self.executed[i] += count;
+            self.length[i] = info.byte_len();
+            self.flow[i] = info.flow;
+            self.instructions += count;
         }
-        self.instructions += pcs.len() as u64 * count;
     }
 
     #[inline]

@@ -21,6 +21,7 @@ pub mod ppu;
 pub mod rom;
 pub mod sampling;
 pub mod trace;
+pub mod translate;
 
 pub use cartridge::Cartridge;
 pub use cpu::{CpuState, StepKind};

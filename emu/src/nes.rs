@@ -8,7 +8,31 @@ use crate::bus::Bus;
 use crate::cartridge::Cartridge;
 use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
+use crate::flow_counts::FlowCounts;
 use crate::hash::fnv1a64;
+use crate::sampling::{Retired, SampleCapture};
+use crate::translate::Translator;
+
+/// Which execution engine runs the CPU. Both give bit-identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Fetch, decode and execute one instruction at a time.
+    Interpreter,
+    /// Cached pre-decoded blocks (see `translate`).
+    #[default]
+    Translator,
+}
+
+/// Observers of execution, kept as data: what they record is read by the
+/// profiler. Both engines feed them identically; with none attached the
+/// run loop pays one branch per instruction.
+#[derive(Debug, Default)]
+pub struct Probes {
+    /// Exact control-flow counts (the ground-truth recorder's input).
+    pub flow: Option<Box<FlowCounts>>,
+    /// Count-and-time batch sampling.
+    pub sampler: Option<SampleCapture>,
+}
 
 /// CPU clock of an NTSC NES: the 21.477272 MHz master clock divided by 12.
 pub const CPU_HZ_NTSC: f64 = 21_477_272.0 / 12.0;
@@ -18,6 +42,13 @@ pub const FRAME_HZ_NTSC: f64 = 60.0988;
 pub struct Nes {
     pub cpu: Cpu,
     pub bus: Bus,
+    pub probes: Probes,
+    engine: Engine,
+    translator: Option<Box<Translator>>,
+    /// Instructions and interrupt entries executed since power-on.
+    pub retired: u64,
+    /// Translator only: stop blocks after every instruction (lockstep tests).
+    single_step_blocks: bool,
 }
 
 impl Nes {
@@ -26,6 +57,11 @@ impl Nes {
         let mut nes = Nes {
             cpu: Cpu::new(),
             bus: Bus::new(cart),
+            probes: Probes::default(),
+            engine: Engine::default(),
+            translator: None,
+            retired: 0,
+            single_step_blocks: false,
         };
         nes.cpu.power_on(&mut nes.bus);
         nes
@@ -42,17 +78,149 @@ impl Nes {
         self.cpu.reset(&mut self.bus);
     }
 
-    /// Runs one instruction (or interrupt entry).
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Switches engines; allowed at any instruction boundary.
+    pub fn set_engine(&mut self, engine: Engine) {
+        self.engine = engine;
+    }
+
+    /// Runs one instruction (or interrupt entry) on the interpreter, feeding
+    /// the probes.
     #[inline]
     pub fn step(&mut self) -> StepKind {
-        self.cpu.step(&mut self.bus)
+        let pc = self.cpu.pc;
+        let cycle = self.bus.cycles;
+        let sample = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
+        let kind = self.cpu.step(&mut self.bus);
+        self.retired += 1;
+        if self.probes.flow.is_some() || sample {
+            self.observe(pc, cycle, kind, sample);
+        }
+        if self.bus.code_written() {
+            self.invalidate_code();
+        }
+        kind
+    }
+
+    #[cold]
+    fn observe(&mut self, pc: u16, cycle: u64, kind: StepKind, sample: bool) {
+        let (next, sp) = (self.cpu.pc, self.cpu.s);
+        let retired = match kind {
+            StepKind::Instruction(opcode) => {
+                if let Some(flow) = self.probes.flow.as_deref_mut() {
+                    flow.instruction(pc, opcode, next, sp);
+                }
+                Retired {
+                    pc,
+                    opcode: Some(opcode),
+                    next_pc: next,
+                    cycle,
+                }
+            }
+            StepKind::Nmi | StepKind::Irq => {
+                if let Some(flow) = self.probes.flow.as_deref_mut() {
+                    flow.hardware_interrupt(next, sp);
+                }
+                Retired {
+                    pc: next,
+                    opcode: None,
+                    next_pc: next,
+                    cycle,
+                }
+            }
+            StepKind::Jammed => return,
+        };
+        if sample {
+            if let Some(sampler) = self.probes.sampler.as_mut() {
+                sampler.record(retired);
+            }
+        }
+    }
+
+    fn invalidate_code(&mut self) {
+        match self.translator.as_mut() {
+            Some(t) => t.invalidate_written(&mut self.bus, self.probes.flow.as_deref_mut()),
+            None => {
+                self.bus.take_code_writes();
+            }
+        }
+    }
+
+    /// Makes the translator leave every block after one instruction, so a
+    /// lockstep test can compare the machines after each instruction.
+    pub fn set_single_step_blocks(&mut self, on: bool) {
+        self.single_step_blocks = on;
+    }
+
+    /// Runs at least one instruction or interrupt entry on the current engine
+    /// (a whole block on the translator).
+    #[inline]
+    pub fn run_some(&mut self) {
+        if self.engine == Engine::Interpreter {
+            self.step();
+            return;
+        }
+        let cycle = self.bus.cycles;
+        let sampling = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
+        if sampling || self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
+            // Interrupt entries and sampled instructions go one at a time.
+            self.step();
+            return;
+        }
+        let translator = self
+            .translator
+            .get_or_insert_with(|| Box::new(Translator::new(&self.bus)));
+        let Some(id) = translator.block_at(&mut self.bus, self.cpu.pc) else {
+            self.step();
+            return;
+        };
+        let sampler = &self.probes.sampler;
+        let single = self.single_step_blocks;
+        // Leave the block when a frame ends, so frame loops stop on the same
+        // instruction as the interpreter's.
+        let frame = self.bus.ppu.frame;
+        let exit = translator.run_block(
+            id,
+            &mut self.cpu,
+            &mut self.bus,
+            self.probes.flow.as_deref_mut(),
+            |cpu, bus| {
+                single
+                    || cpu.interrupt_pending()
+                    || bus.ppu.frame != frame
+                    || sampler.as_ref().is_some_and(|s| s.wants(bus.cycles))
+            },
+        );
+        self.retired += match exit {
+            crate::translate::Exit::Completed => translator.block_len(id) as u64,
+            crate::translate::Exit::After(n) => n as u64,
+        };
+        if self.bus.code_written() {
+            self.invalidate_code();
+        }
+    }
+
+    /// Adds the translator's pending per-block counts to the flow counts, so
+    /// `probes.flow` is complete (call before reading it).
+    pub fn flush_probes(&mut self) {
+        if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
+            t.flush_counts(flow);
+        }
+    }
+
+    /// Translator statistics (blocks translated, invalidated, run), if it ran.
+    pub fn translator_stats(&self) -> Option<crate::translate::TranslatorStats> {
+        self.translator.as_ref().map(|t| t.stats)
     }
 
     /// Runs until the PPU finishes the next visible frame (scanline 239).
     pub fn run_frame(&mut self) {
         self.bus.ppu.frame_complete = false;
         while !self.bus.ppu.frame_complete {
-            self.cpu.step(&mut self.bus);
+            self.run_some();
         }
         self.bus.sync_ppu();
     }

@@ -8,7 +8,7 @@ use crate::bus::Bus;
 impl Cpu {
     /// Executes the instruction whose opcode was just fetched.
     #[inline(always)]
-    pub(super) fn execute<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
+    pub(crate) fn execute<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
         match opcode {
             0x00 => self.brk(bus, src),
             0x01 => {

@@ -1,0 +1,88 @@
+//! Interpreter vs translator in lockstep (issue 6): registers, cycle counter
+//! and bus-access count compared after every translator step, frames and RAM
+//! after every frame. Any divergence fails with the instruction that caused it.
+
+mod common;
+
+use nesprof::lockstep::Lockstep;
+
+/// A deterministic button pattern that changes every few frames.
+fn pad(frame: u64) -> u8 {
+    let x = (frame / 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56;
+    // Start now and then, so games leave their title screens.
+    if frame % 97 < 3 {
+        0x08
+    } else {
+        x as u8 & 0xF7
+    }
+}
+
+fn check(path: &std::path::Path, frames: u64, single_step: bool) -> Result<u64, String> {
+    let rom = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut pair = Lockstep::new(&rom, single_step)?;
+    pair.run(frames, pad)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run_all(label: &str, roms: &[std::path::PathBuf], frames: u64, single_step: bool) {
+    let mut failures = Vec::new();
+    let mut comparisons = 0;
+    for rom in roms {
+        match check(rom, frames, single_step) {
+            Ok(n) => comparisons += n,
+            Err(e) => failures.push(e),
+        }
+    }
+    println!(
+        "{label}: {} ROMs, {comparisons} comparisons, {} diverged",
+        roms.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn manifest_roms(dirs: &[&str]) -> Vec<std::path::PathBuf> {
+    let root = common::roms_root();
+    let manifest = nesprof::testrom::Manifest::load(&root).unwrap();
+    manifest
+        .entries
+        .iter()
+        .filter(|e| e.path.ends_with(".nes") && dirs.iter().any(|d| e.path.starts_with(d)))
+        .map(|e| root.join(&e.path))
+        .collect()
+}
+
+#[test]
+fn test_roms_block_mode() {
+    let roms = manifest_roms(&["cpu/", "ppu/", "mappers/", "input/", "apu/"]);
+    run_all("test ROMs", &roms, 240, false);
+}
+
+#[test]
+fn workloads_block_mode() {
+    let mut roms = manifest_roms(&["games/"]);
+    let rt = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test");
+    for entry in std::fs::read_dir(&rt).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "nes") {
+            roms.push(path);
+        }
+    }
+    roms.sort();
+    run_all("workloads", &roms, 900, false);
+}
+
+#[test]
+fn single_instruction_mode() {
+    let root = common::roms_root();
+    let mut roms: Vec<_> = [
+        "cpu/instr_test-v5/rom_singles/16-special.nes",
+        "games/fff.nes",
+        "games/hello_mmc3.nes",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    roms.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test/maze.nes"));
+    run_all("single-instruction", &roms, 120, true);
+}
