@@ -31,10 +31,9 @@ pub enum EntryKind {
 pub struct FlowCounts {
     /// Executions per CPU address.
     pub executed: Vec<u64>,
-    /// Length in bytes of the instruction last executed at each address.
-    pub length: Vec<u8>,
-    /// Control-flow class of the instruction last executed at each address.
-    pub flow: Vec<Flow>,
+    /// Opcode of the instruction last executed at each address (its length
+    /// and flow class follow from it).
+    pub opcode: Vec<u8>,
     /// Current target of the branch / JMP abs / JSR at each address, and how
     /// many transfers went there (taken branches; every JMP/JSR execution).
     /// When patched code changes the target, the old target's count moves to
@@ -64,8 +63,7 @@ impl FlowCounts {
     pub fn new() -> FlowCounts {
         FlowCounts {
             executed: vec![0; 0x10000],
-            length: vec![0; 0x10000],
-            flow: vec![Flow::None; 0x10000],
+            opcode: vec![0xEA; 0x10000],
             static_target: vec![0; 0x10000],
             static_count: vec![0; 0x10000],
             dynamic: HashMap::new(),
@@ -76,6 +74,18 @@ impl FlowCounts {
         }
     }
 
+    /// Length in bytes of the instruction last executed at `pc`.
+    #[inline]
+    pub fn length(&self, pc: u16) -> u8 {
+        OPCODES[self.opcode[pc as usize] as usize].byte_len()
+    }
+
+    /// Control-flow class of the instruction last executed at `pc`.
+    #[inline]
+    pub fn flow(&self, pc: u16) -> Flow {
+        OPCODES[self.opcode[pc as usize] as usize].flow
+    }
+
     /// An instruction at `pc` retired; the CPU then was at `next_pc` with
     /// stack pointer `sp` (before any interrupt that follows).
     #[inline]
@@ -84,8 +94,7 @@ impl FlowCounts {
         self.executed[i] += 1;
         self.instructions += 1;
         let info = &OPCODES[opcode as usize];
-        self.length[i] = info.byte_len();
-        self.flow[i] = info.flow;
+        self.opcode[i] = opcode;
         match info.flow {
             Flow::None => {}
             Flow::Branch => {
@@ -127,10 +136,8 @@ impl FlowCounts {
     pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u16, u8)>, count: u64) {
         for (pc, opcode) in ops {
             let i = pc as usize;
-            let info = &OPCODES[opcode as usize];
             self.executed[i] += count;
-            self.length[i] = info.byte_len();
-            self.flow[i] = info.flow;
+            self.opcode[i] = opcode;
             self.instructions += count;
         }
     }

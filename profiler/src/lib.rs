@@ -2,6 +2,9 @@
 //! (wall-clock timer thread and emulated-clock trigger), the ground-truth CFG
 //! recorder, sample-stream files and the builder thread.
 
+pub mod cfg_file;
 pub mod convert;
+pub mod diff;
+pub mod dot;
 pub mod stream;
 pub mod truth;

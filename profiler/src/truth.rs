@@ -45,7 +45,7 @@ fn transfers_by_source(counts: &FlowCounts) -> BTreeMap<u16, Vec<(u16, u64)>> {
 }
 
 fn next_address(counts: &FlowCounts, pc: u16) -> u16 {
-    pc.wrapping_add(counts.length[pc as usize] as u16)
+    pc.wrapping_add(counts.length(pc) as u16)
 }
 
 /// Builds the exact CFG from `counts`.
@@ -59,7 +59,7 @@ pub fn build(counts: &FlowCounts) -> Cfg {
         if !executed(pc) {
             continue;
         }
-        let flow = counts.flow[pc as usize];
+        let flow = counts.flow(pc);
         match flow {
             Flow::None => has_sequential_predecessor[next_address(counts, pc) as usize] = true,
             Flow::Branch => {
@@ -84,11 +84,11 @@ pub fn build(counts: &FlowCounts) -> Cfg {
 
     let mut cfg = Cfg::new();
     for &entry in &leaders {
-        let mut block = Block::new(entry as Addr, counts.length[entry as usize]);
+        let mut block = Block::new(entry as Addr, counts.length(entry));
         block.count = counts.executed[entry as usize];
         let mut pc = entry;
         loop {
-            if counts.flow[pc as usize] != Flow::None {
+            if counts.flow(pc) != Flow::None {
                 break;
             }
             let next = next_address(counts, pc);
@@ -107,7 +107,7 @@ pub fn build(counts: &FlowCounts) -> Cfg {
         cfg.insert_block(block);
 
         let src = entry as Addr;
-        let flow = counts.flow[last as usize];
+        let flow = counts.flow(last);
         let out = transfers.get(&last).map(Vec::as_slice).unwrap_or(&[]);
         match flow {
             Flow::None => {

@@ -3,9 +3,9 @@
 //! The RGB table is generated the way a TV sees the 2C02's composite signal
 //! (NESdev wiki "NTSC video"): each index is a square wave between two of the
 //! PPU's output voltages, high for 6 of the 12 colour-subcarrier phases
-//! starting at the hue's phase; a TV decodes it to YIQ by averaging over the
-//! subcarrier cycle, and then to RGB with the FCC matrix. Colour emphasis
-//! attenuates the signal during the phases of the emphasised colours.
+//! starting at the hue's phase; a TV decodes it to YUV over one subcarrier
+//! cycle, then to RGB. Colour emphasis attenuates the signal during the
+//! phases of the emphasised colours.
 
 /// Palette RAM at power-on is indeterminate on hardware; these are the values
 /// blargg read from his NES (the ones his `power_up_palette` test checks).
@@ -25,19 +25,14 @@ pub fn mirror_index(addr: u16) -> usize {
     }
 }
 
-/// Composite output voltages of the 2C02 for luma levels 0-3, low and high
-/// halves of the wave (volts, from the wiki's measurements).
-const SIGNAL_LOW: [f64; 4] = [0.228, 0.312, 0.552, 0.880];
-const SIGNAL_HIGH: [f64; 4] = [0.616, 0.840, 1.100, 1.100];
-const BLACK: f64 = 0.312;
-const WHITE: f64 = 1.100;
+/// Composite output levels of the 2C02 for luma rows 0-3, low and high halves
+/// of the wave (volts above sync; NESdev wiki "NTSC video").
+const SIGNAL_LOW: [f64; 4] = [0.350, 0.518, 0.962, 1.550];
+const SIGNAL_HIGH: [f64; 4] = [1.090, 1.500, 1.960, 1.960];
+const BLACK: f64 = 0.518;
+const WHITE: f64 = 1.960;
 /// Emphasis attenuates the signal to about 74.6 %.
 const EMPHASIS_ATTENUATION: f64 = 0.746;
-/// Phase offset (in subcarrier twelfths) between hue 0 and the I axis, chosen
-/// so hue 6 decodes as red and hue 2 as blue, as on NTSC televisions.
-const HUE_PHASE: f64 = 3.9;
-/// Saturation scale of the decoder.
-const SATURATION: f64 = 1.0;
 
 fn in_color_phase(hue: u8, phase: u8) -> bool {
     (hue + phase) % 12 < 6
@@ -45,21 +40,18 @@ fn in_color_phase(hue: u8, phase: u8) -> bool {
 
 fn signal(index: u8, emphasis: u8, phase: u8) -> f64 {
     let hue = index & 0x0F;
-    let level = if hue >= 0x0E {
-        1
-    } else {
-        (index >> 4) as usize & 3
-    };
+    if hue >= 0x0E {
+        // $xE/$xF output the black level.
+        return BLACK;
+    }
+    let level = (index >> 4) as usize & 3;
     let (low, high) = (SIGNAL_LOW[level], SIGNAL_HIGH[level]);
     let mut v = match hue {
         0x00 => high,
-        0x0D..=0x0F => low,
+        0x0D => low,
         _ if in_color_phase(hue, phase) => high,
         _ => low,
     };
-    if hue >= 0x0E {
-        return BLACK;
-    }
     let attenuate = (emphasis & 1 != 0 && in_color_phase(0x0C, phase))
         || (emphasis & 2 != 0 && in_color_phase(0x04, phase))
         || (emphasis & 4 != 0 && in_color_phase(0x08, phase));
@@ -71,27 +63,31 @@ fn signal(index: u8, emphasis: u8, phase: u8) -> f64 {
 
 /// The sRGB colour of palette index `index` (0-63) under emphasis bits
 /// `emphasis` ($2001 bits 5-7 as 0-7).
+///
+/// The decoder averages the 12 subcarrier phases for luma (Y) and takes the
+/// fundamental (2/N of the DFT) for chroma. Its reference phase puts hue 8 —
+/// the colour burst's phase — on the -U axis, as a TV locks to the burst.
 pub fn rgb(index: u8, emphasis: u8) -> [u8; 3] {
-    let (mut y, mut i, mut q) = (0.0, 0.0, 0.0);
+    let (mut y, mut u, mut v) = (0.0, 0.0, 0.0);
     for phase in 0..12u8 {
-        let v = (signal(index & 0x3F, emphasis & 7, phase) - BLACK) / (WHITE - BLACK);
-        let angle = std::f64::consts::PI * (phase as f64 + HUE_PHASE) / 6.0;
-        y += v;
-        i += v * angle.cos();
-        q += v * angle.sin();
+        let level = (signal(index & 0x3F, emphasis & 7, phase) - BLACK) / (WHITE - BLACK);
+        let angle = std::f64::consts::PI * (0.5 - 2.0 * phase as f64) / 12.0;
+        y += level;
+        u += level * angle.cos();
+        v += level * angle.sin();
     }
     y /= 12.0;
-    i *= SATURATION / 12.0;
-    q *= SATURATION / 12.0;
+    u /= 6.0;
+    v /= 6.0;
     let to_byte = |c: f64| {
-        // The decoded values are in the TV's gamma-encoded space already
-        // (broadcast video is gamma-corrected), so they map straight to sRGB.
+        // Broadcast video is gamma-encoded already, so the decoded values map
+        // straight to sRGB.
         (c.clamp(0.0, 1.0) * 255.0).round() as u8
     };
     [
-        to_byte(y + 0.946882 * i + 0.623557 * q),
-        to_byte(y - 0.274788 * i - 0.635691 * q),
-        to_byte(y - 1.108545 * i + 1.709007 * q),
+        to_byte(y + 1.139883 * v),
+        to_byte(y - 0.394642 * u - 0.580622 * v),
+        to_byte(y + 2.032062 * u),
     ]
 }
 

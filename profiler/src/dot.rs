@@ -1,0 +1,69 @@
+//! Graphviz DOT rendering of a CFG: one box per block labelled with its
+//! address range and disassembly, edges drawn thicker the more they were
+//! taken, and the hot subgraph (H90) highlighted.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use gfc::Cfg;
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// DOT text for `cfg`; `hot` marks edges (and their blocks) to highlight;
+/// `disasm` gives instruction text by address.
+pub fn render(cfg: &Cfg, hot: Option<&Cfg>, disasm: &BTreeMap<u32, String>, title: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph cfg {{");
+    let _ = writeln!(out, "  label=\"{}\"; labelloc=t;", escape(title));
+    let _ = writeln!(
+        out,
+        "  node [shape=box, fontname=\"monospace\", fontsize=10];"
+    );
+    let max_count = cfg
+        .edges()
+        .iter()
+        .map(|e| e.count)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let is_hot_block = |entry: u32| {
+        hot.is_some_and(|h| h.block(entry).is_some() || h.graph().contains_node(entry))
+    };
+    for block in cfg.blocks() {
+        let mut label = format!(
+            "${:04X}-${:04X}  ×{}\\l",
+            block.entry,
+            block.end.wrapping_sub(1),
+            block.count
+        );
+        for &pc in &block.instrs {
+            let text = disasm.get(&pc).map(String::as_str).unwrap_or("?");
+            let _ = write!(label, "{:04X}  {}\\l", pc, escape(text));
+        }
+        let style = if is_hot_block(block.entry) {
+            ", style=filled, fillcolor=\"#ffe0b0\", penwidth=2"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  b{:04X} [label=\"{}\"{}];",
+            block.entry, label, style
+        );
+    }
+    for edge in cfg.edges() {
+        // Thickness on a log scale, 1 to 8.
+        let width = 1.0 + 7.0 * ((edge.count as f64).ln_1p() / max_count.ln_1p());
+        let hot_edge = hot.is_some_and(|h| h.contains_edge(edge.src, edge.dst));
+        let color = if hot_edge { "#d04000" } else { "#808080" };
+        let _ = writeln!(
+            out,
+            "  b{:04X} -> b{:04X} [label=\"{}\", penwidth={:.2}, color=\"{}\"];",
+            edge.src, edge.dst, edge.count, width, color
+        );
+    }
+    let _ = writeln!(out, "}}");
+    out
+}
