@@ -47,7 +47,11 @@ impl Dmc {
         Dmc {
             irq_enabled: false,
             looping: false,
-            timer: Timer::new(RATES_NTSC[0] as u64, RATES_NTSC[0] as u64),
+            // The output unit is clocked on the APU clock; with the bus's
+            // numbering (get cycles odd) its clocks land on odd CPU cycles, so
+            // a "reload" fetch requested there halts the CPU on a put cycle
+            // (wiki "DMA") and takes 4 cycles.
+            timer: Timer::new(RATES_NTSC[0] as u64, RATES_NTSC[0] as u64 + 1),
             level: 0,
             shift: 0,
             bits_remaining: 8,

@@ -54,12 +54,14 @@ use triangle::Triangle;
 /// "No event scheduled".
 const NEVER: u64 = u64::MAX;
 
-/// Power-on acts as a $00 write to $4017 whose effect lands on this CPU cycle
-/// (apu_reset `4017_timing`: 9-12 cycles before the first instruction).
-const POWER_ON_4017_EFFECT: u64 = 3;
+/// Power-on acts as a $00 write to $4017 whose effect lands on this CPU cycle,
+/// the second of the CPU's reset sequence. blargg's `09.reset_timing` accepts
+/// 0-2 here ("9 to 12 clocks before first instruction"); `4017_timing` then
+/// reports a delay of 9 after a reset, the value the readme calls usual.
+const POWER_ON_4017_EFFECT: u64 = 2;
 /// The reset button rewrites $4017; its effect lands this many cycles after
-/// the reset begins.
-const RESET_4017_DELAY: u64 = 3;
+/// the reset begins (the same point of the reset sequence as at power-on).
+const RESET_4017_DELAY: u64 = 2;
 
 /// After a $4015 write starts a sample, the first ("load") DMA is requested
 /// this many cycles later, by the write cycle's parity: it halts the CPU on
@@ -389,6 +391,11 @@ impl Apu {
     /// The DMA unit delivered the DMC's sample byte.
     pub fn dmc_sample_fetched(&mut self, value: u8) {
         self.dmc.fetched(value);
+    }
+
+    /// The DMC's DAC level (0-127), for tests and debuggers.
+    pub fn dmc_level(&self) -> u8 {
+        self.dmc.level
     }
 
     // ---- audio -------------------------------------------------------------

@@ -130,9 +130,11 @@ impl Triangle {
         self.out
     }
 
-    /// Reset button: the triangle is left alone (apu_reset `len_ctrs_enabled`:
-    /// "triangle unaffected").
-    pub fn reset(&mut self) {}
+    /// Reset button: $4015 is cleared, so the length counter stops, but its
+    /// halt flag is kept (apu_reset `len_ctrs_enabled`: "triangle unaffected").
+    pub fn reset(&mut self) {
+        self.length.set_enabled(false);
+    }
 }
 
 #[cfg(test)]
