@@ -2,5 +2,6 @@
 //! The machine itself is the `emu` crate; profiling algorithms are in `gfc`;
 //! the glue between them is in `profiler`.
 
+pub mod audio;
 pub mod cli;
 pub mod testrom;

@@ -15,10 +15,17 @@ pub struct RunArgs {
     /// Stop at the end of this frame (counted from power-on).
     #[arg(long, default_value_t = 600)]
     pub frames: u64,
+    /// Also write the run's audio to this file (16-bit mono PCM WAV, 48 kHz).
+    #[arg(long, value_name = "F.wav")]
+    pub wav: Option<PathBuf>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut nes = load_rom(&args.rom)?;
+    let mut audio = Vec::new();
+    if args.wav.is_some() {
+        nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);
+    }
     let start = Instant::now();
     let mut instructions: u64 = 0;
     while nes.frame_count() < args.frames {
@@ -27,8 +34,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             nes.step();
             instructions += 1;
         }
+        nes.take_audio(&mut audio);
     }
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.wav {
+        crate::audio::wav::write_wav(path, crate::audio::DEFAULT_SAMPLE_RATE, &audio)?;
+    }
     if let Some((pc, opcode)) = nes.jammed() {
         eprintln!("warning: CPU jammed by opcode ${opcode:02X} at ${pc:04X}");
     }

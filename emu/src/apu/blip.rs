@@ -37,8 +37,6 @@ pub struct BlipBuffer {
     buf: Vec<f32>,
     kernel: Vec<[f32; TAPS]>,
     integrator: f32,
-    /// Longest frame, in clocks, that `buf` can hold.
-    max_frame_clocks: u64,
 }
 
 /// Modified Bessel function of the first kind, order 0 (series).
@@ -104,7 +102,6 @@ impl BlipBuffer {
             buf: Vec::new(),
             kernel: make_kernel(),
             integrator: 0.0,
-            max_frame_clocks,
         };
         blip.set_ratio(1.0);
         blip.factor = blip.next_factor;
@@ -113,14 +110,6 @@ impl BlipBuffer {
         let samples = (max_frame_clocks as f64 * sample_rate * MAX_RATIO / clock_rate).ceil();
         blip.buf = vec![0.0; samples as usize + TAPS + 4];
         blip
-    }
-
-    pub fn sample_rate(&self) -> f64 {
-        self.sample_rate
-    }
-
-    pub fn max_frame_clocks(&self) -> u64 {
-        self.max_frame_clocks
     }
 
     /// Scales the output rate by `ratio` (clamped to ±5 %) from the next frame.

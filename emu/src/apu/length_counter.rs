@@ -33,12 +33,9 @@ impl LengthCounter {
         self.counter > 0
     }
 
+    #[cfg(test)]
     pub fn counter(&self) -> u8 {
         self.counter
-    }
-
-    pub fn halted(&self) -> bool {
-        self.halt
     }
 
     /// $4015 write for this channel. Disabling clears the counter at once.

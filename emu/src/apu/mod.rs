@@ -398,6 +398,14 @@ impl Apu {
         self.dmc.level
     }
 
+    /// The five DAC inputs now (pulse 1, pulse 2, triangle, noise: 0-15;
+    /// DMC: 0-127), for tests and debuggers. With audio off the triangle
+    /// reports its level as of the last time audio was on.
+    pub fn dac_levels(&mut self) -> [u8; 5] {
+        self.catch_up(self.cycle);
+        self.dacs()
+    }
+
     // ---- audio -------------------------------------------------------------
 
     /// Starts producing audio at `sample_rate` Hz with the given output filter.

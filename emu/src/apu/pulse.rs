@@ -12,12 +12,14 @@ use super::length_counter::LengthCounter;
 use super::sweep::Sweep;
 use super::timer::Timer;
 
-/// Duty waveforms indexed by sequencer value (wiki table, 12.5/25/50/75 %).
+/// Duty lookup indexed by sequencer value (12.5/25/50/75 %). Read in the
+/// sequencer's order 0, 7, 6, ..., 1 these give the waveforms
+/// 01000000, 01100000, 01111000 and 10011111.
 const DUTY: [[u8; 8]; 4] = [
-    [0, 1, 0, 0, 0, 0, 0, 0],
-    [0, 1, 1, 0, 0, 0, 0, 0],
-    [0, 1, 1, 1, 1, 0, 0, 0],
-    [1, 0, 0, 1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0, 0, 0, 1],
+    [0, 0, 0, 0, 0, 0, 1, 1],
+    [0, 0, 0, 0, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 1, 0, 0],
 ];
 
 #[derive(Debug, Clone)]
@@ -150,8 +152,15 @@ mod tests {
             p.clock();
             seen.push(p.output());
         }
-        // steps 0,7,6,5,4,3,2,1,0: only step 1 is high at 12.5 %.
-        assert_eq!(seen, vec![0, 0, 0, 0, 0, 0, 0, 15, 0]);
+        // Steps 0,7,6,...,1,0: the 12.5 % waveform 01000000 starts over.
+        assert_eq!(seen, vec![0, 15, 0, 0, 0, 0, 0, 0, 0]);
+        let mut p = playing(3);
+        let mut seen = vec![p.output()];
+        for _ in 0..7 {
+            p.clock();
+            seen.push(p.output());
+        }
+        assert_eq!(seen, vec![15, 0, 0, 15, 15, 15, 15, 15]);
     }
 
     #[test]

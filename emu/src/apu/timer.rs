@@ -26,7 +26,7 @@ impl Timer {
         }
     }
 
-    #[inline]
+    #[cfg(test)]
     pub fn period(&self) -> u64 {
         self.period
     }

@@ -16,6 +16,9 @@ const SEQUENCE: [u8; 32] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 ];
 
+/// Sequencer step at power-on.
+const POWER_ON_STEP: u8 = 0;
+
 /// Raw periods below this are treated as ultrasonic (see the module doc).
 const ULTRASONIC_BELOW: u16 = 2;
 
@@ -45,9 +48,12 @@ impl Default for Triangle {
 }
 
 impl Triangle {
+    /// Power-on: the sequencer is at step 0 (level 15). The apu_mixer tests
+    /// rely on it: they run the triangle for 15-16 steps to park it at level 0
+    /// ("must be run from a freshly-powered NES").
     pub fn new() -> Triangle {
         Triangle {
-            step: 0,
+            step: POWER_ON_STEP,
             period: 0,
             timer: Timer::new(1, 1),
             length: LengthCounter::default(),
@@ -55,7 +61,7 @@ impl Triangle {
             linear_reload: 0,
             reload_flag: false,
             control: false,
-            out: SEQUENCE[0],
+            out: SEQUENCE[POWER_ON_STEP as usize],
             running: false,
             live: false,
         }
