@@ -93,10 +93,7 @@ fn dominant(x: &[f32]) -> f64 {
 /// louder than -32 dBFS in the full mix.
 fn beeps(full: &[f32]) -> [(usize, usize); 2] {
     let win = RATE as usize / 50;
-    let loud: Vec<bool> = full
-        .chunks(win)
-        .map(|c| db(rms(c)) > -32.0)
-        .collect();
+    let loud: Vec<bool> = full.chunks(win).map(|c| db(rms(c)) > -32.0).collect();
     let mut runs = Vec::new();
     let mut i = 0;
     while i < loud.len() {
@@ -180,7 +177,11 @@ fn check_cancellation(name: &str, min_cancel_db: f64, max_level_gap_db: f64) {
         "{name}: beep at {:.1} Hz, expected {BEEP_HZ:.1}",
         m.beep_hz
     );
-    assert!(m.beep_db > -30.0, "{name}: beep too quiet ({:.1} dBFS)", m.beep_db);
+    assert!(
+        m.beep_db > -30.0,
+        "{name}: beep too quiet ({:.1} dBFS)",
+        m.beep_db
+    );
     assert!(
         m.others_db > -30.0 && m.dmc_db > -30.0,
         "{name}: the tone and its inverse should each be clearly audible"
@@ -235,11 +236,17 @@ fn noise_fades_in_and_out_without_tone() {
         &others[b1.1 + margin..b2.0 - margin],
     );
     // Fade in and out: the loudest tenth is inside, the ends are softer.
-    let parts: Vec<f64> = full_t.chunks(full_t.len() / 10).map(|c| db(rms(c))).collect();
+    let parts: Vec<f64> = full_t
+        .chunks(full_t.len() / 10)
+        .map(|c| db(rms(c)))
+        .collect();
     let loudest = parts.iter().cloned().fold(f64::MIN, f64::max);
     println!("noise.nes: test section by tenths (dBFS): {parts:.1?}");
     assert!(loudest > -45.0, "noise too quiet: {parts:?}");
-    assert!(parts[0] < loudest - 3.0 && parts[9] < loudest - 3.0, "{parts:?}");
+    assert!(
+        parts[0] < loudest - 3.0 && parts[9] < loudest - 3.0,
+        "{parts:?}"
+    );
     // Under the noise the pulse plays the beep tone and the DMC cancels it:
     // without the DMC it stands far above the noise, with it barely.
     for (i, (f, o)) in full_t
@@ -249,7 +256,10 @@ fn noise_fades_in_and_out_without_tone() {
     {
         let (pf, po) = (prominence(f, BEEP_HZ), prominence(o, BEEP_HZ));
         println!("noise.nes: fifth {i}: {BEEP_HZ:.0} Hz stands {pf:.0}x above the noise floor ({po:.0}x without the DMC)");
-        assert!(po > 80.0, "the uncancelled tone should be obvious ({po:.1})");
+        assert!(
+            po > 80.0,
+            "the uncancelled tone should be obvious ({po:.1})"
+        );
         assert!(pf < po / 5.0, "tone not cancelled: {pf:.1} vs {po:.1}");
     }
 }
@@ -272,15 +282,26 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 /// FNV-1a of the WAV that `nesprof run square.nes --frames 300 --wav` writes
 /// (its first beep and the start of the cancelled section). Re-record only
 /// after the measurements above pass: run this test and copy the printed hash.
-const SQUARE_300_FRAMES_WAV_FNV: u64 = 0xc5ad_c0df_357a_7c75;
+const SQUARE_300_FRAMES_WAV_FNV: u64 = 0xc06b_0c3e_d8d7_472a;
 
 #[test]
 fn wav_of_a_short_run_is_locked_and_does_not_change_emulation() {
     let path = std::env::temp_dir().join(format!("nesprof-apu-{}.wav", std::process::id()));
     let rom = rom("square.nes").display().to_string();
-    let with = nesprof(&["run", &rom, "--frames", "300", "--wav", path.to_str().unwrap()]);
+    let with = nesprof(&[
+        "run",
+        &rom,
+        "--frames",
+        "300",
+        "--wav",
+        path.to_str().unwrap(),
+    ]);
     let without = nesprof(&["run", &rom, "--frames", "300"]);
-    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     let hashes = |o: &std::process::Output| -> Vec<String> {
         String::from_utf8_lossy(&o.stdout)
             .split_whitespace()
@@ -300,6 +321,12 @@ fn wav_of_a_short_run_is_locked_and_does_not_change_emulation() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     let hash = fnv1a64(&bytes);
-    println!("square.nes 300-frame WAV: {} samples, fnv1a64 {hash:#018x}", samples.len());
-    assert_eq!(hash, SQUARE_300_FRAMES_WAV_FNV, "WAV changed (see the constant's doc)");
+    println!(
+        "square.nes 300-frame WAV: {} samples, fnv1a64 {hash:#018x}",
+        samples.len()
+    );
+    assert_eq!(
+        hash, SQUARE_300_FRAMES_WAV_FNV,
+        "WAV changed (see the constant's doc)"
+    );
 }

@@ -255,12 +255,18 @@ fn assert_ends_like_a_17_byte_sample(start: u64, end: u64, what: &str) {
 #[test]
 fn dmc_tests_status() {
     let t = trace_dmc_rom("status.nes");
-    assert!(t.parked_at_frame.is_some(), "never left the $4015 poll loop");
+    assert!(
+        t.parked_at_frame.is_some(),
+        "never left the $4015 poll loop"
+    );
     let start = write_at(&t, 0x4015, 0x10, 0);
     let end = write_at(&t, 0x4011, 0x00, start);
     assert_ends_like_a_17_byte_sample(start, end, "the status bit clearing");
     let played = t.steps.iter().filter(|&&c| c > start && c < end).count();
-    assert!(played >= 100, "only {played} DAC steps while the sample played");
+    assert!(
+        played >= 100,
+        "only {played} DAC steps while the sample played"
+    );
     println!(
         "PASS apu/dmc_tests/status.nes: status clears {} cycles after the start ({played} DAC steps)",
         end - start
@@ -296,7 +302,11 @@ fn dmc_tests_buffer_retained() {
         .filter(|&c| c > stop && c < next_click)
         .collect();
     // One byte of $55: eight ±2 steps, starting within one output cycle.
-    assert_eq!(after_stop.len(), 8, "DAC steps after the stop: {after_stop:?}");
+    assert_eq!(
+        after_stop.len(),
+        8,
+        "DAC steps after the stop: {after_stop:?}"
+    );
     assert!(after_stop[0] - stop <= BYTE + BIT + 16);
     println!(
         "PASS apu/dmc_tests/buffer_retained.nes: the buffered byte plays after the stop ({} steps from +{} cycles)",

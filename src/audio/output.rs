@@ -148,7 +148,7 @@ where
     let mut mono: Vec<f32> = Vec::with_capacity(4096);
     device
         .build_output_stream::<T, _, _>(
-            config.clone(),
+            *config,
             move |data: &mut [T], _info| {
                 let frames = data.len() / channels;
                 if mono.len() < frames {

@@ -46,7 +46,12 @@ mod tests {
     /// NES audio into a queue of `capacity` that a device drains at exactly
     /// `device_rate` in blocks of 512. Returns (min fill, max fill, underruns,
     /// overflows) after the first 5 seconds.
-    fn simulate(display_hz: f64, device_rate: f64, minutes: f64, control: bool) -> (f64, f64, u32, u32) {
+    fn simulate(
+        display_hz: f64,
+        device_rate: f64,
+        minutes: f64,
+        control: bool,
+    ) -> (f64, f64, u32, u32) {
         const NES_FRAME_HZ: f64 = 60.0988;
         let capacity = 4800.0;
         let block = 512.0;
@@ -58,7 +63,11 @@ mod tests {
         let frames = (minutes * 60.0 * display_hz) as u64;
         for frame in 0..frames {
             // One emulated frame's worth of samples at the controlled ratio.
-            let ratio = if control { ctl.ratio(fill / capacity) } else { 1.0 };
+            let ratio = if control {
+                ctl.ratio(fill / capacity)
+            } else {
+                1.0
+            };
             let produced = device_rate * ratio / NES_FRAME_HZ + fraction;
             fraction = produced.fract();
             fill += produced.floor();

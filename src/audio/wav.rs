@@ -47,8 +47,8 @@ pub fn write_wav(path: &Path, sample_rate: u32, samples: &[f32]) -> anyhow::Resu
 
 /// Reads a 16-bit mono WAV back as (sample rate, samples in -1..1).
 pub fn read_wav(path: &Path) -> anyhow::Result<(u32, Vec<f32>)> {
-    let mut reader =
-        hound::WavReader::open(path).with_context(|| format!("{}: cannot read WAV", path.display()))?;
+    let mut reader = hound::WavReader::open(path)
+        .with_context(|| format!("{}: cannot read WAV", path.display()))?;
     let spec = reader.spec();
     anyhow::ensure!(
         spec.channels == 1 && spec.bits_per_sample == 16,

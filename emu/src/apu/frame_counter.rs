@@ -27,7 +27,14 @@ use FrameClock::{Half, Quarter};
 /// Cycle of each step after the sequence (re)starts; the last one wraps.
 const STEPS_4: [u64; 6] = [7457, 14913, 22371, 29828, 29829, 29830];
 const STEPS_5: [u64; 6] = [7457, 14913, 22371, 29829, 37281, 37282];
-const CLOCKS: [FrameClock; 6] = [Quarter, Half, Quarter, FrameClock::None, Half, FrameClock::None];
+const CLOCKS: [FrameClock; 6] = [
+    Quarter,
+    Half,
+    Quarter,
+    FrameClock::None,
+    Half,
+    FrameClock::None,
+];
 
 /// CPU cycles from a $4017 write to its effect, by the write cycle's parity.
 const WRITE_DELAY_EVEN: u64 = 3;

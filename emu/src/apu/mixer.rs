@@ -65,12 +65,13 @@ impl Mixer {
 
     /// Mixes DAC inputs (pulses and noise 0-15, triangle 0-15, DMC 0-127),
     /// silencing the channels whose bit in `mask` is clear.
-    #[inline]
+    #[inline(always)]
     pub fn mix(&self, dacs: [u8; 5], mask: u8) -> f32 {
-        let on = |bit: u8, v: u8| if mask & bit != 0 { v as usize } else { 0 };
+        // All-ones or all-zeros per channel: no branches in the hot path.
+        let on = |bit: u8, v: u8| (v & 0u8.wrapping_sub((mask & bit != 0) as u8)) as usize;
         let p = on(PULSE1, dacs[0]) + on(PULSE2, dacs[1]);
         let tnd = 3 * on(TRIANGLE, dacs[2]) + 2 * on(NOISE, dacs[3]) + on(DMC, dacs[4]);
-        self.pulse[p] + self.tnd[tnd]
+        self.pulse[p.min(30)] + self.tnd[tnd.min(202)]
     }
 }
 

@@ -257,7 +257,7 @@ impl Apu {
         self.noise.refresh();
     }
 
-    #[inline]
+    #[inline(always)]
     fn dacs(&self) -> [u8; 5] {
         [
             self.pulse1.output(),
@@ -279,35 +279,79 @@ impl Apu {
     /// Brings the pulse, triangle and noise timers up to cycle `until`.
     fn catch_up(&mut self, until: u64) {
         if self.synth.is_some() {
-            loop {
-                let next = self
-                    .pulse1
-                    .next_change()
-                    .min(self.pulse2.next_change())
-                    .min(self.triangle.next_change())
-                    .min(self.noise.next_change());
-                if next > until {
-                    break;
-                }
-                if self.pulse1.next_change() == next {
-                    self.pulse1.clock();
-                }
-                if self.pulse2.next_change() == next {
-                    self.pulse2.clock();
-                }
-                if self.triangle.next_change() == next {
-                    self.triangle.clock();
-                }
-                if self.noise.next_change() == next {
-                    self.noise.clock();
-                }
-                self.remix(next);
-            }
+            self.synthesize_until(until);
         }
         self.pulse1.skip_to(until);
         self.pulse2.skip_to(until);
         self.triangle.skip_to(until);
         self.noise.skip_to(until);
+    }
+
+    /// Visits, in time order, every timer clock of the four tone channels up
+    /// to `until` that can change their output, handing each change of the
+    /// mix to the synthesiser. The soonest channel runs in a tight loop until
+    /// another channel's next clock: clocks of different channels on the same
+    /// cycle may be taken in either order, since steps at one timestamp add up
+    /// to the same signal.
+    fn synthesize_until(&mut self, until: u64) {
+        let Some(synth) = self.synth.as_deref_mut() else {
+            return;
+        };
+        let (p1, p2) = (&mut self.pulse1, &mut self.pulse2);
+        let (tri, noise) = (&mut self.triangle, &mut self.noise);
+        let mut dacs = [
+            p1.output(),
+            p2.output(),
+            tri.output(),
+            noise.output(),
+            self.dmc.level,
+        ];
+        loop {
+            let next = [
+                p1.next_change(),
+                p2.next_change(),
+                tri.next_change(),
+                noise.next_change(),
+            ];
+            let (soonest, &at) = next
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, t)| *t)
+                .unwrap_or((0, &u64::MAX));
+            if at > until {
+                return;
+            }
+            // Run the soonest channel up to (not including) the next clock of
+            // any other channel.
+            let others = next
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != soonest)
+                .map(|(_, &t)| t)
+                .min()
+                .unwrap_or(u64::MAX);
+            let bound = others.min(until.saturating_add(1)).max(at + 1);
+            macro_rules! run {
+                ($ch:expr, $slot:expr) => {{
+                    let ch = $ch;
+                    while ch.next_change() < bound {
+                        let t = ch.next_change();
+                        ch.clock();
+                        let out = ch.output();
+                        if out != dacs[$slot] {
+                            dacs[$slot] = out;
+                            synth.update(t, dacs);
+                        }
+                    }
+                }};
+            }
+            match soonest {
+                0 => run!(&mut *p1, 0),
+                1 => run!(&mut *p2, 1),
+                2 => run!(&mut *tri, 2),
+                _ => run!(&mut *noise, 3),
+            }
+        }
     }
 
     /// A CPU write to $4000-$4013, $4015 or $4017 (on the current cycle).
@@ -502,7 +546,7 @@ mod tests {
     fn length_counter_runs_down_in_status() {
         let (mut apu, mut dma) = (Apu::new(), Dma::default());
         apu.write_register(0x4015, 0x01, 0);
-        apu.write_register(0x4000, 0x30, 0);
+        apu.write_register(0x4000, 0x10, 0); // constant volume, not halted
         apu.write_register(0x4003, 0x18, 0); // length index 3 = 2
         run(&mut apu, &mut dma, 2);
         assert_eq!(apu.read_status(0) & 1, 1);
@@ -548,7 +592,11 @@ mod tests {
         let mut samples = Vec::new();
         b.take_samples(&mut samples);
         let expected = 200.0 * 997.0 / CPU_HZ_NTSC * 48000.0;
-        assert!((samples.len() as f64 - expected).abs() < 20.0, "{}", samples.len());
+        assert!(
+            (samples.len() as f64 - expected).abs() < 20.0,
+            "{}",
+            samples.len()
+        );
         assert!(samples.iter().any(|s| s.abs() > 0.01));
     }
 }

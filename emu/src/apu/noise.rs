@@ -126,9 +126,9 @@ mod tests {
     }
 
     #[test]
-    fn short_mode_from_power_on_state_repeats_after_31_steps() {
-        // Seeded with 1, mode 1 falls into a 31-step loop (the 93-step loop
-        // needs other seeds).
-        assert_eq!(period_of(true), 31);
+    fn short_mode_from_power_on_state_repeats_after_93_steps() {
+        // Seeded with 1, mode 1 runs the 93-step loop (a 31-step loop exists
+        // for other seeds).
+        assert_eq!(period_of(true), 93);
     }
 }

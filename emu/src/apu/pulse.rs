@@ -85,9 +85,8 @@ impl Pulse {
 
     /// Recomputes whether the channel is audible (after any state change).
     pub fn refresh(&mut self) {
-        self.live = self.length.active()
-            && self.envelope.volume() != 0
-            && !self.sweep.mutes(self.period);
+        self.live =
+            self.length.active() && self.envelope.volume() != 0 && !self.sweep.mutes(self.period);
     }
 
     /// Cycle of the next timer clock that can change the output.

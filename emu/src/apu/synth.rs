@@ -53,7 +53,7 @@ impl Synth {
     }
 
     /// The DAC inputs are now `dacs` as of `cycle`.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, cycle: u64, dacs: [u8; 5]) {
         let level = self.mixer.mix(dacs, self.mask);
         if level != self.level {
