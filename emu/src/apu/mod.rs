@@ -456,8 +456,9 @@ impl Apu {
     pub fn enable_audio(&mut self, sample_rate: u32, filter: FilterMode) {
         let now = self.cycle;
         self.catch_up(now);
-        self.synth = Some(Box::new(Synth::new(CPU_HZ_NTSC, sample_rate, filter, now)));
-        self.remix(now);
+        let mut synth = Box::new(Synth::new(CPU_HZ_NTSC, sample_rate, filter, now));
+        synth.prime(self.dacs());
+        self.synth = Some(synth);
         self.flush_at = now + FRAME_CLOCKS;
         self.schedule();
     }
@@ -487,10 +488,12 @@ impl Apu {
     pub fn set_channel_mask(&mut self, mask: u8) {
         let now = self.cycle;
         self.catch_up(now);
+        let dacs = self.dacs();
         if let Some(synth) = self.synth.as_deref_mut() {
+            // Re-based without a step, like enabling audio.
             synth.set_mask(mask);
+            synth.prime(dacs);
         }
-        self.remix(now);
     }
 
     fn end_audio_frame(&mut self, now: u64) {

@@ -52,6 +52,13 @@ impl Synth {
         self.blip.set_ratio(ratio);
     }
 
+    /// Takes `dacs` as the starting point without a step: audio switched on
+    /// mid-run (or at power, with the triangle resting at 15) starts silent
+    /// instead of with a pop.
+    pub fn prime(&mut self, dacs: [u8; 5]) {
+        self.level = self.mixer.mix(dacs, self.mask);
+    }
+
     /// The DAC inputs are now `dacs` as of `cycle`.
     #[inline(always)]
     pub fn update(&mut self, cycle: u64, dacs: [u8; 5]) {
