@@ -34,7 +34,7 @@ fn rom(name: &str) -> PathBuf {
 fn run_mixer(name: &str, mask: u8) -> Vec<f32> {
     let mut nes = Nes::load(&rom(name)).unwrap_or_else(|e| panic!("{e}"));
     nes.enable_audio(RATE);
-    nes.bus.apu.set_channel_mask(mask);
+    nes.set_audio_channel_mask(mask);
     let mut samples = Vec::new();
     let mut done_at = None;
     while nes.frame_count() < 2400 {

@@ -119,6 +119,13 @@ impl Nes {
         self.bus.apu.set_audio_rate_ratio(ratio);
     }
 
+    /// Mixes only the channels whose bit is set (see [`crate::apu::mixer`]:
+    /// PULSE1, PULSE2, TRIANGLE, NOISE, DMC). Audio only; emulation is
+    /// unaffected.
+    pub fn set_audio_channel_mask(&mut self, mask: u8) {
+        self.bus.apu.set_channel_mask(mask);
+    }
+
     /// Where the CPU stopped, if a JAM opcode halted it.
     pub fn jammed(&self) -> Option<(u16, u8)> {
         self.cpu.jammed
