@@ -196,7 +196,7 @@ mod tests {
         (0..count)
             .map(|i| {
                 let clock = (i as f64 * CLOCK / 48000.0) as u64;
-                if (clock / half_period_clocks) % 2 == 0 {
+                if (clock / half_period_clocks).is_multiple_of(2) {
                     0.25
                 } else {
                     -0.25
@@ -244,8 +244,9 @@ mod tests {
         let fundamental = tone(x, 48000.0, freq);
         let alias = tone(x, 48000.0, 48000.0 - 5.0 * freq);
         let alias2 = tone(x, 48000.0, 7.0 * freq - 48000.0);
-        // A 0/0.5 square: fundamental amplitude 4/π × 0.25 ≈ 0.318.
-        assert!((fundamental - 0.318).abs() < 0.02, "{fundamental}");
+        // A 0/0.5 square: fundamental amplitude 4/π × 0.25 = 1/π.
+        let expected = std::f64::consts::FRAC_1_PI;
+        assert!((fundamental - expected).abs() < 0.02, "{fundamental}");
         assert!(alias < fundamental * 1e-3, "alias {alias} vs {fundamental}");
         assert!(
             alias2 < fundamental * 1e-3,
