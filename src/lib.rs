@@ -2,6 +2,7 @@
 //! The machine itself is the `emu` crate; profiling algorithms are in `gfc`;
 //! the glue between them is in `profiler`.
 
+pub mod audio;
 pub mod cli;
 pub mod lockstep;
 pub mod play;

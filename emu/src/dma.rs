@@ -1,6 +1,11 @@
 //! State of the 2A03's DMA unit: pending OAM DMA (written via $4014) and DMC
 //! sample fetches (requested by the APU). The cycle-by-cycle driver is in
 //! `cpu/dma.rs`, because DMA steals the CPU's bus cycles.
+//!
+//! A DMC fetch needs a halt cycle and a dummy cycle before its get cycle
+//! (wiki "DMA" § DMC DMA). Any DMA cycle counts for them, so a fetch that
+//! arrives during an OAM DMA rides on the OAM DMA's cycles and costs only its
+//! get (plus an alignment cycle for the OAM DMA it delays).
 
 #[derive(Debug, Clone, Default)]
 pub struct Dma {
@@ -19,11 +24,13 @@ pub struct Dma {
 }
 
 impl Dma {
+    /// Whether the next CPU read cycle will be halted.
     #[inline(always)]
     pub fn pending(&self) -> bool {
         self.oam_page.is_some() || self.dmc_request
     }
 
+    /// Whether the DMA unit still has work (the CPU stays halted).
     pub fn active(&self) -> bool {
         self.pending()
     }
@@ -32,6 +39,12 @@ impl Dma {
         self.oam_page = Some(page);
         self.oam_index = 0;
         self.oam_copied = 0;
+    }
+
+    /// The OAM DMA's source address for its next get cycle.
+    pub fn oam_source(&self) -> Option<u16> {
+        self.oam_page
+            .map(|page| (page as u16) << 8 | self.oam_index as u16)
     }
 
     pub fn oam_advance(&mut self) {
@@ -49,19 +62,20 @@ impl Dma {
         self.dmc_needs_dummy = true;
     }
 
+    /// The DMC no longer wants its byte (sample stopped).
     pub fn cancel_dmc(&mut self) {
         self.dmc_request = false;
-    }
-
-    /// The halt cycle just happened.
-    pub fn dmc_halted(&mut self) {
         self.dmc_needs_halt = false;
+        self.dmc_needs_dummy = false;
     }
 
-    /// Called at the end of each DMA cycle: the DMC's dummy cycle is the first
-    /// cycle after its halt.
-    pub fn dmc_dummy_done(&mut self) {
-        if self.dmc_request && !self.dmc_needs_halt {
+    /// A DMA cycle (halt, dummy, alignment, get or put) is starting: it serves
+    /// as the pending DMC fetch's halt cycle, or else as its dummy cycle.
+    #[inline]
+    pub fn begin_cycle(&mut self) {
+        if self.dmc_needs_halt {
+            self.dmc_needs_halt = false;
+        } else if self.dmc_needs_dummy {
             self.dmc_needs_dummy = false;
         }
     }

@@ -75,6 +75,7 @@ impl Nes {
     pub fn reset(&mut self) {
         self.bus.ppu.reset();
         self.bus.cart.reset();
+        self.bus.apu.reset();
         self.cpu.reset(&mut self.bus);
     }
 
@@ -271,6 +272,33 @@ impl Nes {
     /// Reads CPU memory without side effects.
     pub fn peek(&self, addr: u16) -> u8 {
         self.bus.peek(addr)
+    }
+
+    /// Starts audio synthesis at `sample_rate` Hz (NES-like output filters).
+    /// Audio never changes emulation results.
+    pub fn enable_audio(&mut self, sample_rate: u32) {
+        self.bus
+            .apu
+            .enable_audio(sample_rate, crate::apu::FilterMode::Nes);
+    }
+
+    /// Appends the audio samples (mono f32, about -1..1) produced since the
+    /// last call to `out`. Nothing when audio is off.
+    pub fn take_audio(&mut self, out: &mut Vec<f32>) {
+        self.bus.apu.take_samples(out);
+    }
+
+    /// Dynamic rate control: scales the audio sample rate by `ratio`
+    /// (clamped to 0.95..1.05) from the next audio frame on.
+    pub fn set_audio_rate_ratio(&mut self, ratio: f64) {
+        self.bus.apu.set_audio_rate_ratio(ratio);
+    }
+
+    /// Mixes only the channels whose bit is set (see [`crate::apu::mixer`]:
+    /// PULSE1, PULSE2, TRIANGLE, NOISE, DMC). Audio only; emulation is
+    /// unaffected.
+    pub fn set_audio_channel_mask(&mut self, mask: u8) {
+        self.bus.apu.set_channel_mask(mask);
     }
 
     /// Where the CPU stopped, if a JAM opcode halted it.

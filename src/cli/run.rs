@@ -22,6 +22,9 @@ pub struct RunArgs {
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
+    /// Also write the run's audio to this file (16-bit mono PCM WAV, 48 kHz).
+    #[arg(long, value_name = "F.wav")]
+    pub wav: Option<PathBuf>,
 }
 
 /// The `--engine` values of DESIGN.md's CLI contract.
@@ -43,15 +46,23 @@ impl From<EngineArg> for emu::nes::Engine {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut nes = load_rom(&args.rom)?;
     nes.set_engine(args.engine.into());
+    let mut audio = Vec::new();
+    if args.wav.is_some() {
+        nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);
+    }
     let start = Instant::now();
     let start_retired = nes.retired;
     while nes.frame_count() < args.frames {
         nes.run_frame();
+        nes.take_audio(&mut audio);
     }
     let instructions = nes.retired - start_retired;
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.screenshot {
         crate::screenshot::save(&nes, path)?;
+    }
+    if let Some(path) = &args.wav {
+        crate::audio::wav::write_wav(path, crate::audio::DEFAULT_SAMPLE_RATE, &audio)?;
     }
     if let Some((pc, opcode)) = nes.jammed() {
         eprintln!("warning: CPU jammed by opcode ${opcode:02X} at ${pc:04X}");

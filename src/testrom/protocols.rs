@@ -22,7 +22,7 @@ pub fn run_test(
         Protocol::Blargg6000 => blargg_6000(&mut nes, options),
         Protocol::NestestLog => nestest_log(&mut nes, rom),
         Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options),
-        Protocol::Screen => screen(&mut nes, options),
+        Protocol::Screen => screen(&mut nes, rom, options),
         Protocol::None => Verdict {
             passed: false,
             message: "this ROM has no result protocol (a game?); pass --protocol".into(),
@@ -221,35 +221,64 @@ fn zero_page(nes: &mut Nes, addr: u8, options: &TestOptions) -> Verdict {
     }
 }
 
-/// Judges on-screen text: `fail` anywhere fails; `Error`/`Errors` followed by
-/// a non-zero number (or by no number at all) fails, while a final
-/// `Errors: 0` passes (read_joy3's counters); `passed` or `All tests
-/// complete` passes. `None` while the text has no verdict yet.
+/// Judges on-screen text. `fail` anywhere fails, and so does the test
+/// framework's exit report `Error <code>`. A finished measurement counter
+/// (`Errors: 8/1000`, `Conflicts: 3/1000`: read_joy3 reports how many reads
+/// the DMC glitch corrupted or its robust reader compensated for, which is
+/// information, not failure — its source jumps to `test_failed` when a read
+/// comes back wrong) ends the test, as do `passed` and `All tests complete`.
+/// `None` while the text has no verdict yet.
 fn screen_verdict(text: &str) -> Option<bool> {
     let lower = text.to_ascii_lowercase();
     if lower.contains("fail") {
         return Some(false);
     }
-    let mut zero_error_count = false;
+    let mut finished_counter = lower.contains("conflicts:") && lower.contains("/1000");
     for (at, _) in lower.match_indices("error") {
         let rest = lower[at + 5..]
             .trim_start_matches('s')
             .trim_start_matches(':')
             .trim_start();
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        match digits.parse::<u64>() {
-            Ok(0) => zero_error_count = true,
-            _ => return Some(false),
+        if !digits.is_empty() && rest[digits.len()..].starts_with('/') {
+            finished_counter = true;
+        } else {
+            return Some(false);
         }
     }
-    if lower.contains("passed") || lower.contains("all tests complete") || zero_error_count {
+    if lower.contains("passed") || lower.contains("all tests complete") || finished_counter {
         Some(true)
     } else {
         None
     }
 }
 
-fn screen(nes: &mut Nes, options: &TestOptions) -> Verdict {
+/// ROMs that print only a CRC of their output and then stop with code 0 (so
+/// no pass/fail word appears): the verdict is whether the CRC is one of those
+/// the ROM's source lists as the hardware result (several, because the result
+/// depends on the CPU-PPU alignment at power-on).
+const DOCUMENTED_CRCS: &[(&str, &[&str])] = &[
+    ("dma_2007_read.nes", &["159A7A8F", "5E3DF9C4"]),
+    (
+        "double_2007_read.nes",
+        &["85CFD627", "F018C287", "440EF923", "E52F41A5"],
+    ),
+];
+
+/// For a CRC-only ROM whose CRC is on screen: whether it is a documented one.
+fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
+    let name = rom.file_name()?.to_str()?;
+    let (_, accepted) = DOCUMENTED_CRCS.iter().find(|(n, _)| *n == name)?;
+    let lines = screen_text(nes);
+    let last = lines.last()?.trim();
+    if last.len() == 8 && last.chars().all(|c| c.is_ascii_hexdigit()) {
+        Some(accepted.contains(&last))
+    } else {
+        None
+    }
+}
+
+fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions) -> Verdict {
     for frame in 1..=options.max_frames {
         nes.run_frame();
         if let Some(msg) = jam_message(nes) {
@@ -263,6 +292,17 @@ fn screen(nes: &mut Nes, options: &TestOptions) -> Verdict {
             continue;
         }
         let text = joined_screen(nes);
+        if let Some(passed) = crc_verdict(rom, nes) {
+            return Verdict {
+                passed,
+                message: if passed {
+                    format!("{text} (a CRC documented in the ROM's source)")
+                } else {
+                    format!("{text} (CRC not among those documented in the ROM's source)")
+                },
+                frames: frame,
+            };
+        }
         if let Some(passed) = screen_verdict(&text) {
             // Let the ROM finish printing before taking the text.
             for _ in 0..30 {
@@ -295,9 +335,10 @@ mod tests {
         assert_eq!(screen_verdict("6502 TIMING TEST / PASSED"), Some(true));
         assert_eq!(screen_verdict("E9 SBC #n / Error 1"), Some(false));
         assert_eq!(screen_verdict("FAILED: #5"), Some(false));
-        assert_eq!(screen_verdict("Errors: 0 / Conflicts: 0"), Some(true));
-        assert_eq!(screen_verdict("Errors: 3 / Conflicts: 0"), Some(false));
-        assert_eq!(screen_verdict("----- / Conflicts: 0/1000"), None);
+        assert_eq!(screen_verdict("--X-- / Errors: 8/1000"), Some(true));
+        assert_eq!(screen_verdict("----- / Conflicts: 3/1000-"), Some(true));
+        assert_eq!(screen_verdict("----- / Conflicts: 3/10"), None);
+        assert_eq!(screen_verdict("Error 2"), Some(false));
         assert_eq!(screen_verdict("All tests complete"), Some(true));
     }
 }

@@ -220,7 +220,10 @@ impl Cpu {
         };
         self.push(bus, pushed_p);
         self.p |= I;
-        let nmi = self.need_nmi;
+        // The vector is chosen from the NMI signal as it stood at the end of
+        // the previous cycle: an NMI detected on the P push itself is too
+        // late to hijack (blargg's 2-nmi_and_brk).
+        let nmi = self.prev_need_nmi;
         let vector = if nmi {
             self.need_nmi = false;
             NMI_VECTOR

@@ -128,6 +128,8 @@ pub struct Ppu {
     rendered_x: u16,
 
     read_buffer: u8,
+    /// A $2007 read's pending buffer refill: (dot it lands, byte).
+    buffer_refill: Option<(u64, u8)>,
     open_bus: OpenBus,
     pub palette: [u8; 32],
 
@@ -182,6 +184,7 @@ impl Ppu {
             bg_line: [0; background::LINE_TILES * 8],
             rendered_x: 0,
             read_buffer: 0,
+            buffer_refill: None,
             open_bus: OpenBus::default(),
             palette: palette::POWER_ON_PALETTE,
             frame_buffer: vec![0; WIDTH * HEIGHT],
@@ -199,6 +202,7 @@ impl Ppu {
         self.t = 0;
         self.fine_x = 0;
         self.read_buffer = 0;
+        self.buffer_refill = None;
         self.odd_frame = false;
         self.next_event = 0;
     }

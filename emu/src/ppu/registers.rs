@@ -4,6 +4,10 @@
 use super::{palette, Ppu, CTRL_INCREMENT_32, PRE_RENDER_LINE, VBLANK_LINE};
 use crate::cartridge::Cartridge;
 
+/// Dots until a $2007 read's buffer refill has landed (so a read on the very
+/// next CPU cycle, 3 dots later, still finds the old value).
+const BUFFER_REFILL_DOTS: u64 = 4;
+
 impl Ppu {
     /// Brings lazily computed state up to the current dot before the CPU
     /// observes or changes it.
@@ -41,17 +45,27 @@ impl Ppu {
                 value
             }
             7 => {
+                // The buffer refill of the previous read lands a few dots
+                // after that read; a read arriving sooner (on the next CPU
+                // cycle) still sees the old buffer, and its own refill
+                // replaces the pending one (blargg's double_2007_read).
+                if let Some((ready, byte)) = self.buffer_refill {
+                    if now >= ready {
+                        self.read_buffer = byte;
+                    }
+                }
                 let addr = self.v & 0x3FFF;
                 let value = if addr >= 0x3F00 {
                     // Palette reads are immediate; the buffer gets the
                     // nametable byte "underneath" the palette.
-                    self.read_buffer = cart.ppu_read(addr & 0x2FFF);
+                    self.buffer_refill =
+                        Some((now + BUFFER_REFILL_DOTS, cart.ppu_read(addr & 0x2FFF)));
                     let color = self.palette_read(addr);
                     self.open_bus.refresh(color, 0x3F, now);
                     self.open_bus.read(now)
                 } else {
                     let buffered = self.read_buffer;
-                    self.read_buffer = cart.ppu_read(addr);
+                    self.buffer_refill = Some((now + BUFFER_REFILL_DOTS, cart.ppu_read(addr)));
                     self.open_bus.refresh(buffered, 0xFF, now);
                     buffered
                 };
