@@ -330,3 +330,38 @@ fn wav_of_a_short_run_is_locked_and_does_not_change_emulation() {
         "WAV changed (see the constant's doc)"
     );
 }
+
+/// FNV-1a of the WAV of fff's first 300 frames (its music, whose
+/// spectrogram was inspected: rhythmic bass and percussion, harmonics rolling
+/// off without alias lines).
+const FFF_300_FRAMES_WAV_FNV: u64 = 0xc17b_70d0_7bd2_41ce;
+
+#[test]
+fn game_music_wav_is_locked() {
+    let path = std::env::temp_dir().join(format!("nesprof-fff-{}.wav", std::process::id()));
+    let rom = common::roms_root()
+        .join("games/fff.nes")
+        .display()
+        .to_string();
+    let out = nesprof(&[
+        "run",
+        &rom,
+        "--frames",
+        "300",
+        "--wav",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let hash = fnv1a64(&bytes);
+    println!(
+        "fff.nes 300-frame WAV: {} bytes, fnv1a64 {hash:#018x}",
+        bytes.len()
+    );
+    assert_eq!(hash, FFF_300_FRAMES_WAV_FNV, "game audio changed");
+}

@@ -36,6 +36,9 @@ pub struct PlayArgs {
     /// Quit after this many frames (for scripted runs).
     #[arg(long)]
     pub frames: Option<u64>,
+    /// No sound.
+    #[arg(long)]
+    pub mute: bool,
 }
 
 /// Nearest-neighbour upscale of a frame into the window buffer.
@@ -85,6 +88,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     .context("cannot open a window (is a display available? set DISPLAY or use `nesprof run`)")?;
     window.set_target_fps(0);
 
+    // Audio: without a device (or with --mute) the game runs silent; the
+    // emulator's resampling ratio follows the device queue's fill level.
+    let mut audio =
+        crate::audio::output::open_or_warn(crate::audio::DEFAULT_SAMPLE_RATE, args.mute);
+    if let Some(out) = &audio {
+        nes.enable_audio(out.sample_rate());
+    }
+    let rate_control = crate::audio::RateControl::default();
+    let mut samples = Vec::new();
+
     let table = palette::rgb_table();
     let mut buffer = vec![0u32; WIDTH * scale * HEIGHT * scale];
     let mut pacer = Pacer::new(emu::nes::FRAME_HZ_NTSC);
@@ -101,6 +114,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             nes.set_buttons(0, keymap.buttons(|k| window.is_key_down(k)));
             nes.run_frame();
             scale_into(&screenshot::frame_rgb(&nes, &table), scale, &mut buffer);
+            samples.clear();
+            nes.take_audio(&mut samples);
+            if let Some(out) = audio.as_mut() {
+                out.push(&samples);
+                nes.set_audio_rate_ratio(rate_control.ratio(out.fill_ratio()));
+            }
         }
         if window.is_key_pressed(Key::F12, KeyRepeat::No) {
             let path = screenshot_path();
