@@ -20,7 +20,7 @@ fn snapshot(nes: &Nes) -> Snapshot {
     Snapshot {
         regs: nes.cpu_state(),
         cycles: nes.cycles(),
-        accesses: nes.bus.accesses,
+        accesses: nes.bus.accesses(),
         retired: nes.retired,
     }
 }

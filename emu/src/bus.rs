@@ -23,8 +23,6 @@ pub struct Bus {
     pub open_bus: u8,
     /// CPU cycles since power-on.
     pub cycles: u64,
-    /// Counts every CPU bus access (reads, writes, DMA cycles) for lockstep tests.
-    pub accesses: u64,
     mapper_irq: bool,
     /// PPU dots owed: the PPU runs lazily (see [`Bus::sync_ppu`]).
     ppu_debt: u32,
@@ -37,6 +35,15 @@ pub struct Bus {
     code_prg_ram: Vec<bool>,
     /// CPU addresses of code bytes written since the translator last looked.
     code_writes: Vec<u16>,
+    /// Interrupt line levels (bit 0 /NMI, bit 1 /IRQ, true = asserted) as of
+    /// the last change, and a counter of their changes: the CPU skips its
+    /// per-cycle poll while neither the lines nor its own state moved.
+    lines: u8,
+    pub lines_epoch: u32,
+    /// Something a running translated block must stop for happened: code it
+    /// may have decoded was written, the PRG mapping changed, or a frame
+    /// ended. Cleared by the translator.
+    pub attention: bool,
 }
 
 impl Bus {
@@ -50,7 +57,6 @@ impl Bus {
             dma: Dma::default(),
             open_bus: 0,
             cycles: 0,
-            accesses: 0,
             mapper_irq: false,
             ppu_debt: 0,
             ppu_deadline: 0,
@@ -58,6 +64,20 @@ impl Bus {
             code_ram: vec![false; RAM_SIZE],
             code_prg_ram: Vec::new(),
             code_writes: Vec::new(),
+            attention: false,
+            lines: 0,
+            lines_epoch: 0,
+        }
+    }
+
+    /// Re-reads the interrupt sources after anything that may have changed
+    /// them, bumping `lines_epoch` if a level changed.
+    #[inline]
+    pub fn refresh_lines(&mut self) {
+        let lines = self.ppu.nmi_output() as u8 | ((self.apu.irq() || self.mapper_irq) as u8) << 1;
+        if lines != self.lines {
+            self.lines = lines;
+            self.lines_epoch = self.lines_epoch.wrapping_add(1);
         }
     }
 
@@ -104,6 +124,7 @@ impl Bus {
         };
         if marked {
             self.code_writes.push(addr);
+            self.attention = true;
         }
     }
 
@@ -112,6 +133,14 @@ impl Bus {
     /// tests check.
     pub fn set_eager_ppu(&mut self, eager: bool) {
         self.eager_ppu = eager;
+        self.ppu_deadline = 0;
+    }
+
+    /// Bus accesses since power-on. Every CPU cycle is exactly one access
+    /// (read, write, or a DMA cycle), so this is the cycle count; lockstep
+    /// tests compare it as the access count.
+    pub fn accesses(&self) -> u64 {
+        self.cycles
     }
 
     /// Brings the PPU up to the present. The PPU runs lazily: the bus counts
@@ -124,40 +153,56 @@ impl Bus {
     #[inline]
     pub fn sync_ppu(&mut self) {
         if self.ppu_debt > 0 {
+            let frame = self.ppu.frame;
             self.ppu.run_dots(self.ppu_debt, &mut self.cart);
             self.ppu_debt = 0;
+            if self.ppu.frame != frame {
+                self.attention = true;
+            }
         }
-        self.ppu_deadline = self.ppu.dots_until_output_change();
+        self.refresh_lines();
+        // Eager mode and mappers that watch the PPU bus (whose IRQ the CPU
+        // polls every cycle) catch up at the end of every cycle.
+        self.ppu_deadline = if self.eager_ppu || self.cart.watches_ppu() {
+            0
+        } else {
+            self.ppu.dots_until_output_change()
+        };
     }
 
-    /// The part of a CPU cycle before the CPU's access: two PPU dots and the
-    /// APU. The access then sees the PPU as it is after the second dot of the
-    /// cycle, which is what the VBL/NMI race tests require (a $2002 read on
-    /// the dot VBL is set or the next one suppresses the NMI; two later does
-    /// not, because the CPU sampled /NMI at the end of the previous cycle).
-    /// Out of line on purpose: inlined into every access of every opcode it
-    /// would bloat the interpreter many times over.
-    #[inline(never)]
+    /// The part of a CPU cycle before the CPU's access: the APU's cycle and
+    /// two PPU dots owed. An access to the PPU catches it up first (see
+    /// [`Bus::sync_ppu`]), so it then sees the PPU as it is after the second dot
+    /// of the cycle, which is what the VBL/NMI race tests require (a $2002
+    /// read on the dot VBL is set or the next one suppresses the NMI; two
+    /// later does not, because the CPU sampled /NMI at the end of the
+    /// previous cycle).
+    #[inline(always)]
     fn begin_cycle(&mut self) {
         self.cycles += 1;
-        self.accesses += 1;
         self.ppu_debt += 2;
-        if self.eager_ppu || self.cart.watches_ppu() {
-            self.sync_ppu();
+        if self.apu.tick(&mut self.dma) {
+            self.refresh_lines();
         }
-        self.apu.tick(&mut self.dma);
     }
 
-    /// The rest of the cycle after the access: the third PPU dot.
-    #[inline(never)]
+    /// The rest of the cycle after the access: the third PPU dot, and a PPU
+    /// catch-up if one is due before the CPU samples its interrupt lines.
+    #[inline(always)]
     fn end_cycle(&mut self) {
         self.ppu_debt += 1;
-        if self.cart.watches_ppu() {
-            self.sync_ppu();
-            self.mapper_irq = self.cart.irq();
-        } else if self.eager_ppu || self.ppu_debt >= self.ppu_deadline {
-            self.sync_ppu();
+        if self.ppu_debt >= self.ppu_deadline {
+            self.catch_up_at_cycle_end();
         }
+    }
+
+    #[inline(never)]
+    fn catch_up_at_cycle_end(&mut self) {
+        self.sync_ppu();
+        if self.cart.watches_ppu() {
+            self.mapper_irq = self.cart.irq();
+        }
+        self.refresh_lines();
     }
 
     /// One CPU read cycle.
@@ -168,7 +213,9 @@ impl Bus {
             0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
             0x2000..=0x3FFF => {
                 self.sync_ppu();
-                self.ppu.read_register(addr, &mut self.cart)
+                let value = self.ppu.read_register(addr, &mut self.cart);
+                self.refresh_lines();
+                value
             }
             0x4000..=0x401F => self.read_io(addr),
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
@@ -178,6 +225,27 @@ impl Bus {
         }
         self.end_cycle();
         value
+    }
+
+    /// Counts `cycles` read cycles of known code bytes in one step, if
+    /// nothing would happen during them: no DMA pending, no APU event and no
+    /// PPU catch-up due. Returns false (doing nothing) otherwise. The caller
+    /// also guarantees the CPU's interrupt poll is settled, so the skipped
+    /// cycles are exactly `cycles` calls of [`Bus::read_known`] with no effect
+    /// but counting; `last` is the final byte, left on the data bus.
+    #[inline(always)]
+    pub fn try_fast_forward(&mut self, cycles: u32, last: u8) -> bool {
+        if self.dma.pending()
+            || !self.apu.quiet_for(cycles as u64)
+            || self.ppu_debt + 3 * cycles >= self.ppu_deadline
+        {
+            return false;
+        }
+        self.cycles += cycles as u64;
+        self.ppu_debt += 3 * cycles;
+        self.apu.skip_quiet_cycles(cycles as u64);
+        self.open_bus = last;
+        true
     }
 
     /// A read cycle of a code byte the caller already knows (it is in RAM or
@@ -195,7 +263,11 @@ impl Bus {
         match addr {
             // $4015 is inside the 2A03: its value is not driven onto the
             // external bus, so open bus keeps the previous value.
-            0x4015 => self.apu.read_status(self.open_bus),
+            0x4015 => {
+                let value = self.apu.read_status(self.open_bus);
+                self.refresh_lines();
+                value
+            }
             0x4016 | 0x4017 => {
                 let port = (addr - 0x4016) as usize;
                 self.controllers[port].read() | (self.open_bus & 0xE0)
@@ -219,6 +291,7 @@ impl Bus {
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 self.ppu.write_register(addr, value, &mut self.cart);
+                self.refresh_lines();
             }
             0x4000..=0x401F => self.write_io(addr, value),
             _ => {
@@ -227,8 +300,13 @@ impl Bus {
                 } else if (0x6000..0x8000).contains(&addr) && !self.code_prg_ram.is_empty() {
                     self.note_code_write(addr);
                 }
+                let generation = self.cart.banks.prg_generation;
                 self.cart.cpu_write(addr, value, self.cycles);
+                if self.cart.banks.prg_generation != generation {
+                    self.attention = true;
+                }
                 self.mapper_irq = self.cart.irq();
+                self.refresh_lines();
             }
         }
         self.end_cycle();
@@ -243,7 +321,10 @@ impl Bus {
                 self.controllers[0].write_strobe(strobe);
                 self.controllers[1].write_strobe(strobe);
             }
-            _ => self.apu.write_register(addr, value, self.cycles),
+            _ => {
+                self.apu.write_register(addr, value, self.cycles);
+                self.refresh_lines();
+            }
         }
     }
 
@@ -263,6 +344,7 @@ impl Bus {
     pub fn dmc_dma_complete(&mut self, value: u8) {
         self.dma.dmc_fetched();
         self.apu.dmc_sample_fetched(value);
+        self.refresh_lines();
     }
 
     #[inline(always)]
@@ -279,13 +361,13 @@ impl Bus {
     /// Level of the PPU's /NMI output (true = asserted).
     #[inline(always)]
     pub fn nmi_line(&self) -> bool {
-        self.ppu.nmi_output()
+        self.lines & 1 != 0
     }
 
     /// Level of the shared /IRQ line (true = asserted).
     #[inline(always)]
     pub fn irq_line(&self) -> bool {
-        self.apu.irq() || self.mapper_irq
+        self.lines & 2 != 0
     }
 
     /// Reads memory without side effects (for disassembly and traces). PPU and

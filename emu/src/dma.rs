@@ -21,13 +21,20 @@ pub struct Dma {
     /// The DMC fetch still needs its halt and dummy cycles.
     dmc_needs_halt: bool,
     dmc_needs_dummy: bool,
+    /// `oam_page.is_some() || dmc_request`, kept up to date by every method
+    /// that changes either, so the CPU's per-read check is one load.
+    pending: bool,
 }
 
 impl Dma {
     /// Whether the next CPU read cycle will be halted.
     #[inline(always)]
     pub fn pending(&self) -> bool {
-        self.oam_page.is_some() || self.dmc_request
+        self.pending
+    }
+
+    fn update_pending(&mut self) {
+        self.pending = self.oam_page.is_some() || self.dmc_request;
     }
 
     /// Whether the DMA unit still has work (the CPU stays halted).
@@ -39,6 +46,7 @@ impl Dma {
         self.oam_page = Some(page);
         self.oam_index = 0;
         self.oam_copied = 0;
+        self.update_pending();
     }
 
     /// The OAM DMA's source address for its next get cycle.
@@ -52,6 +60,7 @@ impl Dma {
         self.oam_copied += 1;
         if self.oam_copied == 256 {
             self.oam_page = None;
+            self.update_pending();
         }
     }
 
@@ -60,6 +69,7 @@ impl Dma {
         self.dmc_address = address;
         self.dmc_needs_halt = true;
         self.dmc_needs_dummy = true;
+        self.update_pending();
     }
 
     /// The DMC no longer wants its byte (sample stopped).
@@ -67,6 +77,7 @@ impl Dma {
         self.dmc_request = false;
         self.dmc_needs_halt = false;
         self.dmc_needs_dummy = false;
+        self.update_pending();
     }
 
     /// A DMA cycle (halt, dummy, alignment, get or put) is starting: it serves
@@ -86,5 +97,6 @@ impl Dma {
 
     pub fn dmc_fetched(&mut self) {
         self.dmc_request = false;
+        self.update_pending();
     }
 }

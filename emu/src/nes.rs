@@ -76,6 +76,7 @@ impl Nes {
         self.bus.ppu.reset();
         self.bus.cart.reset();
         self.bus.apu.reset();
+        self.bus.refresh_lines();
         self.cpu.reset(&mut self.bus);
     }
 
@@ -178,22 +179,20 @@ impl Nes {
             self.step();
             return;
         };
-        let sampler = &self.probes.sampler;
-        let single = self.single_step_blocks;
-        // Leave the block when a frame ends, so frame loops stop on the same
-        // instruction as the interpreter's.
-        let frame = self.bus.ppu.frame;
+        let stop_at_cycle = if self.single_step_blocks {
+            0
+        } else {
+            self.probes
+                .sampler
+                .as_ref()
+                .map_or(u64::MAX, |s| s.next_due_cycle())
+        };
         let exit = translator.run_block(
             id,
             &mut self.cpu,
             &mut self.bus,
             self.probes.flow.as_deref_mut(),
-            |cpu, bus| {
-                single
-                    || cpu.interrupt_pending()
-                    || bus.ppu.frame != frame
-                    || sampler.as_ref().is_some_and(|s| s.wants(bus.cycles))
-            },
+            stop_at_cycle,
         );
         self.retired += match exit {
             crate::translate::Exit::Completed => translator.block_len(id) as u64,

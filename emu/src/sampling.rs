@@ -114,6 +114,17 @@ impl SampleCapture {
             }
     }
 
+    /// The first cycle at which [`SampleCapture::wants`] can become true by
+    /// itself (`u64::MAX` for the wall trigger, whose flag the translator
+    /// checks between blocks).
+    pub fn next_due_cycle(&self) -> u64 {
+        match (&self.trigger, self.collecting) {
+            (_, true) => 0,
+            (Trigger::Emulated { .. }, false) => self.next_trigger_cycle,
+            (Trigger::Wall(_), false) => u64::MAX,
+        }
+    }
+
     /// Records a retired instruction or interrupt entry (call only when
     /// [`SampleCapture::wants`] said so before the step).
     pub fn record(&mut self, retired: Retired) {

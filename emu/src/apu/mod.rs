@@ -74,6 +74,8 @@ pub struct Apu {
     cycle: u64,
     /// Earliest cycle on which [`Apu::run_events`] has something to do.
     next_event: u64,
+    /// Cached IRQ output level (see [`Apu::refresh_irq_line`]).
+    irq_line: bool,
     pulse1: Pulse,
     pulse2: Pulse,
     triangle: Triangle,
@@ -115,6 +117,7 @@ impl Apu {
         let mut apu = Apu {
             cycle: 0,
             next_event: 0,
+            irq_line: false,
             pulse1: Pulse::new(true),
             pulse2: Pulse::new(false),
             triangle: Triangle::new(),
@@ -135,6 +138,11 @@ impl Apu {
     /// clears), the last $4017 mode is written again and the frame IRQ clears.
     /// The triangle is unaffected and the DMC's DAC keeps only its low bit.
     pub fn reset(&mut self) {
+        self.reset_state();
+        self.refresh_irq_line();
+    }
+
+    fn reset_state(&mut self) {
         let now = self.cycle;
         self.catch_up(now);
         self.pulse1.reset();
@@ -154,19 +162,42 @@ impl Apu {
         self.schedule();
     }
 
-    /// One CPU cycle.
+    /// Whether the next `cycles` cycles pass without an event (so they can
+    /// be counted in one step with [`Apu::skip_quiet_cycles`]).
     #[inline(always)]
-    pub fn tick(&mut self, dma: &mut Dma) {
+    pub fn quiet_for(&self, cycles: u64) -> bool {
+        self.cycle + cycles < self.next_event
+    }
+
+    /// Counts `cycles` eventless cycles (callers check [`Apu::quiet_for`]).
+    #[inline(always)]
+    pub fn skip_quiet_cycles(&mut self, cycles: u64) {
+        self.cycle += cycles;
+    }
+
+    /// One CPU cycle. Returns whether events ran (and so the IRQ output may
+    /// have changed).
+    #[inline(always)]
+    pub fn tick(&mut self, dma: &mut Dma) -> bool {
         self.cycle += 1;
         if self.cycle >= self.next_event {
             self.run_events(dma);
+            return true;
         }
+        false
+    }
+
+    /// Recomputes the cached IRQ level. Every entry point that can change the
+    /// frame-counter or DMC IRQ flags ends with this, so the CPU's per-cycle
+    /// poll reads one bool instead of two flags in two units.
+    fn refresh_irq_line(&mut self) {
+        self.irq_line = self.frame.irq_flag || self.dmc.irq_flag;
     }
 
     /// Level of the APU's IRQ output (frame counter or DMC).
     #[inline(always)]
     pub fn irq(&self) -> bool {
-        self.frame.irq_flag || self.dmc.irq_flag
+        self.irq_line
     }
 
     fn schedule(&mut self) {
@@ -182,6 +213,11 @@ impl Apu {
 
     #[inline(never)]
     fn run_events(&mut self, dma: &mut Dma) {
+        self.run_events_inner(dma);
+        self.refresh_irq_line();
+    }
+
+    fn run_events_inner(&mut self, dma: &mut Dma) {
         let now = self.cycle;
         if now >= self.frame.next_event() {
             match self.frame.run(now) {
@@ -355,7 +391,12 @@ impl Apu {
     }
 
     /// A CPU write to $4000-$4013, $4015 or $4017 (on the current cycle).
-    pub fn write_register(&mut self, addr: u16, value: u8, _cycle: u64) {
+    pub fn write_register(&mut self, addr: u16, value: u8, cycle: u64) {
+        self.write_register_inner(addr, value, cycle);
+        self.refresh_irq_line();
+    }
+
+    fn write_register_inner(&mut self, addr: u16, value: u8, _cycle: u64) {
         let now = self.cycle;
         match addr {
             0x4000..=0x400F => {
@@ -420,6 +461,12 @@ impl Apu {
     /// (bit 4), frame IRQ (bit 6), DMC IRQ (bit 7); bit 5 is open bus. Reading
     /// clears the frame IRQ flag (not the DMC's).
     pub fn read_status(&mut self, open_bus: u8) -> u8 {
+        let value = self.read_status_inner(open_bus);
+        self.refresh_irq_line();
+        value
+    }
+
+    fn read_status_inner(&mut self, open_bus: u8) -> u8 {
         let value = (self.pulse1.length.active() as u8)
             | (self.pulse2.length.active() as u8) << 1
             | (self.triangle.length.active() as u8) << 2
@@ -434,6 +481,11 @@ impl Apu {
 
     /// The DMA unit delivered the DMC's sample byte.
     pub fn dmc_sample_fetched(&mut self, value: u8) {
+        self.dmc_sample_fetched_inner(value);
+        self.refresh_irq_line();
+    }
+
+    fn dmc_sample_fetched_inner(&mut self, value: u8) {
         self.dmc.fetched(value);
     }
 

@@ -852,6 +852,7 @@ impl Cpu {
             self.read(bus, (self.pc & 0xFF00) | (target & 0x00FF));
         } else if skip_irq {
             self.prev_run_irq = false;
+            self.unsettle_poll();
         }
         self.pc = target;
     }
@@ -903,6 +904,7 @@ impl Cpu {
         self.read(bus, 0x100 | self.s as u16);
         let p = self.pull(bus);
         self.p = (p & !B) | U;
+        self.unsettle_poll();
         let lo = self.pull(bus);
         let hi = self.pull(bus);
         self.pc = u16::from_le_bytes([lo, hi]);
@@ -934,6 +936,7 @@ impl Cpu {
         self.read(bus, 0x100 | self.s as u16);
         let p = self.pull(bus);
         self.p = (p & !B) | U;
+        self.unsettle_poll();
     }
 
     fn clc<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
@@ -947,10 +950,12 @@ impl Cpu {
     fn cli<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !I;
+        self.unsettle_poll();
     }
     fn sei<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= I;
+        self.unsettle_poll();
     }
     fn clv<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);

@@ -105,6 +105,10 @@ pub struct Cpu {
     prev_need_nmi: bool,
     run_irq: bool,
     prev_run_irq: bool,
+    /// The last poll changed nothing and neither the lines (`seen_lines`)
+    /// nor I have moved since, so polling again would change nothing either.
+    poll_settled: bool,
+    seen_lines: u32,
 }
 
 impl Default for Cpu {
@@ -128,6 +132,8 @@ impl Cpu {
             prev_need_nmi: false,
             run_irq: false,
             prev_run_irq: false,
+            poll_settled: false,
+            seen_lines: 0,
         }
     }
 
@@ -168,6 +174,7 @@ impl Cpu {
         self.prev_need_nmi = false;
         self.run_irq = false;
         self.prev_run_irq = false;
+        self.unsettle_poll();
     }
 
     /// Runs one instruction, or the interrupt sequence if an interrupt was
@@ -194,6 +201,13 @@ impl Cpu {
         let opcode = BusCode.fetch(self, bus);
         self.execute(bus, &mut BusCode, opcode);
         StepKind::Instruction(opcode)
+    }
+
+    /// Whether an interrupt will be taken before the next instruction,
+    /// ignoring a JAM (for callers that know the CPU is not jammed).
+    #[inline(always)]
+    pub(crate) fn interrupt_signalled(&self) -> bool {
+        self.prev_need_nmi | self.prev_run_irq
     }
 
     /// Whether an interrupt will be taken before the next instruction.
@@ -237,12 +251,25 @@ impl Cpu {
         // interrupt is taken.
         self.prev_need_nmi = false;
         self.prev_run_irq = false;
+        self.unsettle_poll();
         nmi
     }
 
-    /// Samples the interrupt lines at the end of a cycle.
+    /// Samples the interrupt lines at the end of a cycle. Skipped while it
+    /// would change nothing: the previous poll left every value as it found
+    /// it and neither the lines nor the I flag moved since (anything that
+    /// changes I or the interrupt state clears `poll_settled`).
     #[inline(always)]
     fn poll_interrupts(&mut self, bus: &Bus) {
+        if self.poll_settled && bus.lines_epoch == self.seen_lines {
+            return;
+        }
+        self.poll_interrupts_now(bus);
+    }
+
+    #[inline]
+    fn poll_interrupts_now(&mut self, bus: &Bus) {
+        self.seen_lines = bus.lines_epoch;
         self.prev_need_nmi = self.need_nmi;
         let nmi = bus.nmi_line();
         if nmi && !self.nmi_line_prev {
@@ -251,6 +278,20 @@ impl Cpu {
         self.nmi_line_prev = nmi;
         self.prev_run_irq = self.run_irq;
         self.run_irq = bus.irq_line() && self.p & I == 0;
+        self.poll_settled =
+            self.prev_need_nmi == self.need_nmi && self.prev_run_irq == self.run_irq;
+    }
+
+    /// Whether polling now would change nothing (see `poll_interrupts`).
+    #[inline(always)]
+    pub(crate) fn poll_is_settled(&self, bus: &Bus) -> bool {
+        self.poll_settled && bus.lines_epoch == self.seen_lines
+    }
+
+    /// Called whenever I or the interrupt state changes outside a poll.
+    #[inline(always)]
+    pub(super) fn unsettle_poll(&mut self) {
+        self.poll_settled = false;
     }
 
     /// One CPU read cycle (after any DMA the read lets in).

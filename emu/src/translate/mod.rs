@@ -32,24 +32,37 @@ use crate::flow_counts::FlowCounts;
 /// Invalidations after which a RAM entry point is left to the interpreter.
 const VOLATILE_AFTER: u16 = 8;
 
-/// Instruction bytes supplied from a translated op.
+/// Instruction bytes supplied from a translated op. `prepaid` of its reads
+/// were already counted by a fast-forward and cost nothing here.
 pub(crate) struct DecodedCode<'a> {
     op: &'a Op,
+    prepaid: u8,
+}
+
+impl DecodedCode<'_> {
+    #[inline(always)]
+    fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
+        let value = self.op.bytes[cpu.pc.wrapping_sub(self.op.pc) as usize & 3];
+        if self.prepaid > 0 {
+            self.prepaid -= 1;
+        } else {
+            cpu.read_known(bus, cpu.pc, value);
+        }
+        value
+    }
 }
 
 impl CodeSource for DecodedCode<'_> {
     #[inline(always)]
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        let value = self.op.bytes[cpu.pc.wrapping_sub(self.op.pc) as usize];
-        cpu.read_known(bus, cpu.pc, value);
+        let value = self.read(cpu, bus);
         cpu.pc = cpu.pc.wrapping_add(1);
         value
     }
 
     #[inline(always)]
     fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        let value = self.op.bytes[cpu.pc.wrapping_sub(self.op.pc) as usize];
-        cpu.read_known(bus, cpu.pc, value)
+        self.read(cpu, bus)
     }
 }
 
@@ -161,9 +174,10 @@ impl Translator {
                 bus.peek(at),
                 bus.peek(at.wrapping_add(1)),
                 bus.peek(at.wrapping_add(2)),
+                0,
             ];
             let info = &OPCODES[bytes[0] as usize];
-            ops.push(Op { pc: at, bytes });
+            ops.push(Op::new(at, bytes));
             if info.flow != Flow::None || ops.len() == MAX_BLOCK_OPS {
                 break;
             }
@@ -258,58 +272,73 @@ impl Translator {
         }
     }
 
-    /// Runs block `id` from its entry (the CPU's PC). Stops early, between
-    /// instructions, when `stop` says so after an instruction.
+    /// Runs block `id` from its entry (the CPU's PC). Between instructions it
+    /// stops early when an interrupt is pending, the bus raised `attention`
+    /// (code written, bank switched, frame ended), or the cycle count reached
+    /// `stop_at_cycle` (a sampling batch is due; 0 stops after every
+    /// instruction). A JAM always ends its block, so it needs no check.
     #[inline]
     pub fn run_block(
         &mut self,
         id: u32,
         cpu: &mut Cpu,
         bus: &mut Bus,
-        mut counts: Option<&mut FlowCounts>,
-        mut stop: impl FnMut(&Cpu, &Bus) -> bool,
+        counts: Option<&mut FlowCounts>,
+        stop_at_cycle: u64,
     ) -> Exit {
         self.stats.block_runs += 1;
+        bus.attention = false;
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
-        let generation = bus.cart.banks.prg_generation;
-        for (i, op) in block.ops.iter().enumerate() {
+        let mut executed = 0;
+        for op in &block.ops {
             let opcode = op.bytes[0];
-            cpu.read_known(bus, op.pc, opcode);
+            // The opcode fetch and the reads of the instruction's own bytes
+            // that follow it, in one step when nothing can happen in them.
+            let leading = op.leading_code_reads as u32;
+            let prepaid = if cpu.poll_is_settled(bus)
+                && bus.try_fast_forward(leading, op.bytes[(leading as usize - 1) & 3])
+            {
+                leading as u8 - 1
+            } else {
+                cpu.read_known(bus, op.pc, opcode);
+                0
+            };
             cpu.pc = op.pc.wrapping_add(1);
-            cpu.execute(bus, &mut DecodedCode { op }, opcode);
-            let last = i + 1 == n;
-            let interrupted = bus.code_written()
-                || bus.cart.banks.prg_generation != generation
-                || cpu.jammed.is_some()
-                || stop(cpu, bus);
-            if last {
-                if let Some(c) = counts.as_deref_mut() {
-                    c.instruction(op.pc, opcode, cpu.pc, cpu.s);
-                    block.pending_body_runs += 1;
-                }
-                return if interrupted {
-                    Exit::After(n)
-                } else {
-                    Exit::Completed
-                };
-            }
-            if interrupted {
-                if let Some(c) = counts.as_deref_mut() {
-                    // A partial run: count the ops that retired one by one.
-                    // All of them are straight-line (only a block's last op
-                    // transfers control).
-                    for done in &block.ops[..=i] {
-                        let next = done
-                            .pc
-                            .wrapping_add(OPCODES[done.bytes[0] as usize].byte_len() as u16);
-                        c.instruction(done.pc, done.bytes[0], next, cpu.s);
-                    }
-                }
-                return Exit::After(i + 1);
+            cpu.execute(bus, &mut DecodedCode { op, prepaid }, opcode);
+            executed += 1;
+            if Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
             }
         }
-        Exit::Completed
+        if let Some(c) = counts {
+            if executed == n {
+                // The last op is the block's control transfer: counted as it
+                // retires; the rest are counted per run in bulk.
+                let last = &block.ops[n - 1];
+                c.instruction(last.pc, last.bytes[0], cpu.pc, cpu.s);
+                block.pending_body_runs += 1;
+            } else {
+                // A partial run: the ops that retired are all straight-line.
+                for done in &block.ops[..executed] {
+                    let next = done
+                        .pc
+                        .wrapping_add(OPCODES[done.bytes[0] as usize].byte_len() as u16);
+                    c.instruction(done.pc, done.bytes[0], next, cpu.s);
+                }
+            }
+        }
+        if executed == n && !Self::must_stop(cpu, bus, stop_at_cycle) {
+            Exit::Completed
+        } else {
+            Exit::After(executed)
+        }
+    }
+
+    /// Non-short-circuit ORs: one straight-line test between instructions.
+    #[inline(always)]
+    fn must_stop(cpu: &Cpu, bus: &Bus, stop_at_cycle: u64) -> bool {
+        bus.attention | cpu.interrupt_signalled() | (bus.cycles >= stop_at_cycle)
     }
 
     pub fn block_len(&self, id: u32) -> usize {
