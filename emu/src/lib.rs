@@ -15,6 +15,7 @@ pub mod dma;
 pub mod error;
 pub mod hash;
 pub mod mapper;
+pub mod movie;
 pub mod nes;
 pub mod ppu;
 pub mod rom;

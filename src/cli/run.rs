@@ -6,25 +6,50 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{emit, load_rom};
+use super::{emit, load_rom, movie, BadInput};
+
+/// Frames run when neither `--frames` nor a movie says how many.
+const DEFAULT_FRAMES: u64 = 600;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The iNES (.nes) file to run.
     pub rom: PathBuf,
-    /// Stop at the end of this frame (counted from power-on).
-    #[arg(long, default_value_t = 600)]
-    pub frames: u64,
+    /// Stop at the end of this frame (counted from power-on). Default: 600,
+    /// or with --movie the movie's length.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Replay this FCEUX movie: frame k reads input line k. The machine
+    /// powers on as FCEUX does for movies (see `emu::movie`).
+    #[arg(long, value_name = "F.fm2")]
+    pub movie: Option<PathBuf>,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut nes = load_rom(&args.rom)?;
+    let (mut nes, replay) = match &args.movie {
+        Some(path) => {
+            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
+            (nes, Some(replay))
+        }
+        None => (load_rom(&args.rom)?, None),
+    };
+    let frames = args
+        .frames
+        .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
     let start = Instant::now();
     let mut instructions: u64 = 0;
-    while nes.frame_count() < args.frames {
+    while nes.frame_count() < frames {
+        if let Some(replay) = &replay {
+            replay
+                .apply(&mut nes, frames)
+                .map_err(|p| BadInput(format!("{}: {p}", args.rom.display())))?;
+            if nes.frame_count() >= frames {
+                break;
+            }
+        }
         nes.bus.ppu.frame_complete = false;
         while !nes.bus.ppu.frame_complete {
             nes.step();
@@ -43,7 +68,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         nes.frame_count(),
         instructions,
         nes.cycles(),
-        args.frames as f64 / seconds.max(1e-9),
+        frames as f64 / seconds.max(1e-9),
         nes.frame_hash(),
         nes.ram_hash()
     ));
