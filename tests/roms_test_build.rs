@@ -70,14 +70,10 @@ fn check_ines(name: &str, rom: &[u8]) -> Result<(), String> {
     }
     let mapper = (rom[6] >> 4) | (rom[7] & 0xF0);
     if mapper != 0 {
-        return Err(format!(
-            "{name}.nes uses mapper {mapper}, expected 0 (NROM)"
-        ));
+        return Err(format!("{name}.nes uses mapper {mapper}, expected 0 (NROM)"));
     }
     if rom[7] & 0x0C == 0x08 {
-        return Err(format!(
-            "{name}.nes has an NES 2.0 header, expected plain iNES"
-        ));
+        return Err(format!("{name}.nes has an NES 2.0 header, expected plain iNES"));
     }
     if rom[6] & 0x04 != 0 {
         return Err(format!("{name}.nes declares a trainer"));
@@ -100,9 +96,7 @@ fn check_ines(name: &str, rom: &[u8]) -> Result<(), String> {
     let vectors = 16 + PRG_LEN - 6;
     let reset = u16::from_le_bytes([rom[vectors + 2], rom[vectors + 3]]);
     if reset < 0x8000 {
-        return Err(format!(
-            "{name}.nes reset vector ${reset:04X} is outside PRG ROM"
-        ));
+        return Err(format!("{name}.nes reset vector ${reset:04X} is outside PRG ROM"));
     }
     Ok(())
 }
@@ -124,11 +118,7 @@ fn committed_roms_are_valid_nrom_images() {
             }
         })
         .collect();
-    assert!(
-        problems.is_empty(),
-        "bad ROM images:\n  {}",
-        problems.join("\n  ")
-    );
+    assert!(problems.is_empty(), "bad ROM images:\n  {}", problems.join("\n  "));
 }
 
 #[test]
