@@ -322,8 +322,9 @@ fn xdotool(display: &str, args: &[&str]) {
         .status();
 }
 
-/// Plays maze in a window with keys pressed through xdotool, recording; the
-/// recording replayed headless ends on the frame and RAM the window showed.
+/// Plays maze in a window with keys pressed through xdotool (F9 = reset),
+/// recording; the recording replayed headless ends on the frame and RAM the
+/// window showed.
 #[test]
 fn a_recording_replays_to_the_same_frame() {
     for tool in ["Xvfb", "xdotool"] {

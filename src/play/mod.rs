@@ -4,7 +4,8 @@
 //!
 //! `--movie F` replays an FCEUX movie (the keyboard drives the game again
 //! once the movie has ended); `--record F` records the keyboard into a movie
-//! (see `record.rs`). Both power the machine on as FCEUX does for movies and
+//! (see `record.rs`), and F9 there presses the console's reset button,
+//! recorded as the movie's reset command. Both power the machine on as FCEUX does for movies and
 //! leave battery saves alone, so what is recorded replays exactly.
 
 mod battery;
@@ -140,6 +141,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
                 _ => nes.set_buttons(0, keys),
             }
             if let Some(rec) = recorder.as_mut() {
+                if window.is_key_pressed(Key::F9, KeyRepeat::No) {
+                    rec.reset(&mut nes)?;
+                    nes.set_buttons(0, keys);
+                }
                 rec.frame(&nes, keys)?;
             }
             nes.run_frame();

@@ -67,6 +67,20 @@ impl Recorder {
         Ok(())
     }
 
+    /// Presses reset before the frame about to run, as a movie's reset
+    /// command does: that frame takes no time (FCEUX's timing, see
+    /// `emu::movie`), and the next frame's input follows on the next line.
+    pub fn reset(&mut self, nes: &mut Nes) -> anyhow::Result<()> {
+        let frame = nes.frame_count() as usize;
+        self.movie.frames.resize(frame, FrameInput::default());
+        self.movie.frames.push(FrameInput {
+            commands: emu::movie::command::RESET,
+            ports: [0, 0],
+        });
+        nes.movie_reset();
+        Ok(())
+    }
+
     fn save(&self) -> anyhow::Result<()> {
         self.movie
             .save(&self.path)
