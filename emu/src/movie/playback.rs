@@ -16,8 +16,8 @@
 //! frame 2 as in FCEUX. A reset or power command at frame k does the same:
 //! the PPU goes back to scanline 0, frame k takes no time, and the first
 //! vblank is in frame k + 2. The game code then sees every vblank, and so
-//! reads every input line, in the same frame as under FCEUX (checked against
-//! FCEUX with tests/movies.rs's roms and `movies/README.md`); only the CPU
+//! reads every input line, in the same frame as under FCEUX (compared with
+//! FCEUX 2.6.5 over whole 5-minute movies: `movies/README.md`); only the CPU
 //! time spent waiting in the dead frames differs.
 //!
 //! Memory at power-on follows the movie's `RAMInitOption` (`ram_init.rs`).
