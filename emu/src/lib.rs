@@ -16,6 +16,7 @@ pub mod error;
 pub mod flow_counts;
 pub mod hash;
 pub mod mapper;
+pub mod movie;
 pub mod nes;
 pub mod ppu;
 pub mod rom;

@@ -49,6 +49,7 @@ pub struct Nes {
     pub retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
     single_step_blocks: bool,
+    audio_rate: Option<u32>,
 }
 
 impl Nes {
@@ -62,6 +63,7 @@ impl Nes {
             translator: None,
             retired: 0,
             single_step_blocks: false,
+            audio_rate: None,
         };
         nes.cpu.power_on(&mut nes.bus);
         nes
@@ -279,6 +281,12 @@ impl Nes {
         self.bus
             .apu
             .enable_audio(sample_rate, crate::apu::FilterMode::Nes);
+        self.audio_rate = Some(sample_rate);
+    }
+
+    /// The output rate audio was enabled with, if it was.
+    pub fn audio_sample_rate(&self) -> Option<u32> {
+        self.audio_rate
     }
 
     /// Appends the audio samples (mono f32, about -1..1) produced since the

@@ -2,6 +2,7 @@
 //! The contract (argument names, last-line formats, exit codes) is fixed by
 //! DESIGN.md; scripts and tests depend on it.
 
+pub mod movie;
 mod run;
 mod test;
 mod trace;
@@ -39,6 +40,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Play a ROM in a window with keyboard input.
     Play(crate::play::PlayArgs),
+    /// FCEUX movie tools: generate a movie with an input bot, describe one.
+    Movie(movie::MovieArgs),
 }
 
 /// Runs the parsed command line; errors are reported by the caller.
@@ -48,6 +51,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Test(args) => test::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Play(args) => crate::play::run(args),
+        Command::Movie(args) => movie::run(args),
     }
 }
 

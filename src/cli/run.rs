@@ -6,15 +6,23 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{emit, load_rom};
+use super::{emit, load_rom, movie, BadInput};
+
+/// Frames run when neither `--frames` nor a movie says how many.
+const DEFAULT_FRAMES: u64 = 600;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The iNES (.nes) file to run.
     pub rom: PathBuf,
-    /// Stop at the end of this frame (counted from power-on).
-    #[arg(long, default_value_t = 600)]
-    pub frames: u64,
+    /// Stop at the end of this frame (counted from power-on). Default: 600,
+    /// or with --movie the movie's length.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Replay this FCEUX movie: frame k reads input line k. The machine
+    /// powers on as FCEUX does for movies (see `emu::movie`).
+    #[arg(long, value_name = "F.fm2")]
+    pub movie: Option<PathBuf>,
     /// CPU engine: the dynamic translator (default) or the interpreter; both
     /// give bit-identical runs.
     #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
@@ -44,19 +52,37 @@ impl From<EngineArg> for emu::nes::Engine {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut nes = load_rom(&args.rom)?;
+    let (mut nes, replay) = match &args.movie {
+        Some(path) => {
+            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
+            (nes, Some(replay))
+        }
+        None => (load_rom(&args.rom)?, None),
+    };
     nes.set_engine(args.engine.into());
     let mut audio = Vec::new();
     if args.wav.is_some() {
         nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);
     }
+    let frames = args
+        .frames
+        .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
     let start = Instant::now();
-    let start_retired = nes.retired;
-    while nes.frame_count() < args.frames {
+    let mut instructions: u64 = 0;
+    while nes.frame_count() < frames {
+        if let Some(replay) = &replay {
+            replay
+                .apply(&mut nes, frames)
+                .map_err(|p| BadInput(format!("{}: {p}", args.rom.display())))?;
+            if nes.frame_count() >= frames {
+                break;
+            }
+        }
+        let before = nes.retired;
         nes.run_frame();
+        instructions += nes.retired - before;
         nes.take_audio(&mut audio);
     }
-    let instructions = nes.retired - start_retired;
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.screenshot {
         crate::screenshot::save(&nes, path)?;
@@ -72,7 +98,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         nes.frame_count(),
         instructions,
         nes.cycles(),
-        args.frames as f64 / seconds.max(1e-9),
+        frames as f64 / seconds.max(1e-9),
         nes.frame_hash(),
         nes.ram_hash()
     ));

@@ -21,6 +21,9 @@ pub struct TestArgs {
     /// Buttons held on controller 1 from power-on, e.g. "B" or "A+START".
     #[arg(long, value_parser = parse_buttons, default_value = "")]
     pub hold: u8,
+    /// Replay this FCEUX movie into each ROM (for tests that ask for input).
+    #[arg(long, value_name = "F.fm2")]
+    pub movie: Option<PathBuf>,
     /// Give up on a ROM after this many frames.
     #[arg(long, default_value_t = TestOptions::default().max_frames)]
     pub max_frames: u64,
@@ -97,13 +100,27 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     let root = args.roms_dir.clone().unwrap_or_else(testrom::roms_dir);
     let manifest = Manifest::load(&root).map_err(BadInput)?;
     let roms = expand(&args.roms, &manifest)?;
+    let movie = match &args.movie {
+        Some(path) => Some(std::sync::Arc::new(
+            emu::movie::Movie::load(path).map_err(|e| BadInput(e.to_string()))?,
+        )),
+        None => None,
+    };
     let options = TestOptions {
         buttons: args.hold,
         max_frames: args.max_frames,
+        movie: movie.clone(),
     };
     let (mut passed, mut failed, mut unreadable) = (0, 0, 0);
     for rom in &roms {
         let name = testrom::display_name(rom, &manifest);
+        if let (Some(movie), Some(path)) = (&movie, &args.movie) {
+            if let Ok(bytes) = std::fs::read(rom) {
+                if let Some(w) = super::movie::checksum_warning(movie, path, rom, &bytes) {
+                    eprintln!("{w}");
+                }
+            }
+        }
         let protocol = match args
             .protocol
             .or_else(|| manifest.find(rom).map(|e| e.protocol))

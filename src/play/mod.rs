@@ -1,10 +1,17 @@
 //! `nesprof play`: the game in a window (minifb), paced to 60.0988 Hz, with
 //! keyboard input on controller 1. P pauses, F advances one frame while
 //! paused, F12 saves a screenshot, Esc quits.
+//!
+//! `--movie F` replays an FCEUX movie (the keyboard drives the game again
+//! once the movie has ended); `--record F` records the keyboard into a movie
+//! (see `record.rs`), and F9 there presses the console's reset button,
+//! recorded as the movie's reset command. Both power the machine on as FCEUX does for movies and
+//! leave battery saves alone, so what is recorded replays exactly.
 
 mod battery;
 mod keys;
 mod pacing;
+mod record;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,7 +26,7 @@ use minifb::{Key, KeyRepeat, Window, WindowOptions};
 pub use keys::KeyMap;
 use pacing::Pacer;
 
-use crate::cli::{load_rom, BadInput};
+use crate::cli::{load_rom, movie, BadInput};
 use crate::screenshot;
 
 #[derive(Debug, Args)]
@@ -39,6 +46,13 @@ pub struct PlayArgs {
     /// No sound.
     #[arg(long)]
     pub mute: bool,
+    /// Replay this FCEUX movie; the keyboard is ignored until it ends.
+    #[arg(long, value_name = "F.fm2", conflicts_with = "record")]
+    pub movie: Option<PathBuf>,
+    /// Record the keyboard input into this FCEUX movie. It is written
+    /// atomically every few seconds and when the window closes, also on Ctrl-C.
+    #[arg(long, value_name = "F.fm2")]
+    pub record: Option<PathBuf>,
 }
 
 /// Nearest-neighbour upscale of a frame into the window buffer.
@@ -69,8 +83,25 @@ fn screenshot_path() -> PathBuf {
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
-    let mut nes: Nes = load_rom(&args.rom)?;
-    let mut battery = battery::BatterySave::open(&args.rom, &mut nes);
+    let mut replay = None;
+    let mut recorder = None;
+    let mut nes: Nes = if let Some(path) = &args.movie {
+        let (nes, r, _) = movie::load_replay(&args.rom, path)?;
+        replay = Some(r);
+        nes
+    } else if let Some(path) = &args.record {
+        let (nes, r) = record::Recorder::start(&args.rom, path)?;
+        recorder = Some(r);
+        nes
+    } else {
+        load_rom(&args.rom)?
+    };
+    let mut battery = if replay.is_none() && recorder.is_none() {
+        battery::BatterySave::open(&args.rom, &mut nes)
+    } else {
+        None
+    };
+    let interrupted = record::interrupt_flag();
     let scale = args.scale as usize;
     let title = format!(
         "nesprof - {}",
@@ -104,14 +135,31 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let mut paused = false;
     let mut fps_window = (Instant::now(), 0u32);
 
-    while window.is_open() && !window.is_key_down(Key::Escape) {
+    while window.is_open()
+        && !window.is_key_down(Key::Escape)
+        && !interrupted.load(std::sync::atomic::Ordering::Relaxed)
+    {
         if window.is_key_pressed(Key::P, KeyRepeat::No) {
             paused = !paused;
             pacer.reset();
         }
         let advance = !paused || window.is_key_pressed(Key::F, KeyRepeat::Yes);
         if advance {
-            nes.set_buttons(0, keymap.buttons(|k| window.is_key_down(k)));
+            let keys = keymap.buttons(|k| window.is_key_down(k));
+            match &replay {
+                Some(r) if nes.frame_count() < r.len() => {
+                    r.apply(&mut nes, r.len())
+                        .map_err(|p| BadInput(format!("{}: {p}", args.rom.display())))?;
+                }
+                _ => nes.set_buttons(0, keys),
+            }
+            if let Some(rec) = recorder.as_mut() {
+                if window.is_key_pressed(Key::F9, KeyRepeat::No) {
+                    rec.reset(&mut nes)?;
+                    nes.set_buttons(0, keys);
+                }
+                rec.frame(&nes, keys)?;
+            }
             nes.run_frame();
             scale_into(&screenshot::frame_rgb(&nes, &table), scale, &mut buffer);
             samples.clear();
@@ -151,6 +199,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(save) = battery.as_mut() {
         save.write(&nes);
+    }
+    if let Some(rec) = recorder.as_mut() {
+        rec.finish(&nes)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -66,6 +66,9 @@ pub struct TestOptions {
     pub buttons: u8,
     /// Give up after this many frames of emulated time.
     pub max_frames: u64,
+    /// Input to replay (FCEUX movie), for ROMs that ask for button presses.
+    /// The machine then powers on as FCEUX does for movies.
+    pub movie: Option<std::sync::Arc<emu::movie::Movie>>,
 }
 
 impl Default for TestOptions {
@@ -73,6 +76,7 @@ impl Default for TestOptions {
         TestOptions {
             buttons: 0,
             max_frames: 60 * 60,
+            movie: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use emu::movie::Replay;
 use emu::{EmuError, Nes};
 
 use super::{screen_text, Protocol, TestOptions, Verdict};
@@ -16,19 +17,59 @@ pub fn run_test(
     protocol: Protocol,
     options: &TestOptions,
 ) -> Result<Verdict, EmuError> {
-    let mut nes = Nes::load(rom)?;
+    let replay = match &options.movie {
+        Some(movie) => {
+            let bytes = std::fs::read(rom).map_err(|source| EmuError::Io {
+                path: rom.to_path_buf(),
+                source,
+            })?;
+            Some(Replay::new(&bytes, movie).map_err(|p| EmuError::bad_rom(rom, p))?)
+        }
+        None => None,
+    };
+    let mut nes = match &replay {
+        Some(r) => r.power_on().map_err(|p| EmuError::bad_rom(rom, p))?,
+        None => Nes::load(rom)?,
+    };
     nes.set_buttons(0, options.buttons);
+    let mut frames = Frames {
+        replay: replay.as_ref(),
+        rom,
+    };
     Ok(match protocol {
-        Protocol::Blargg6000 => blargg_6000(&mut nes, options),
+        Protocol::Blargg6000 => blargg_6000(&mut nes, options, &mut frames),
         Protocol::NestestLog => nestest_log(&mut nes, rom),
-        Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options),
-        Protocol::Screen => screen(&mut nes, rom, options),
+        Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options, &mut frames),
+        Protocol::Screen => screen(&mut nes, rom, options, &mut frames),
         Protocol::None => Verdict {
             passed: false,
             message: "this ROM has no result protocol (a game?); pass --protocol".into(),
             frames: 0,
         },
     })
+}
+
+/// Runs frames, feeding a movie's input lines first when the test has one.
+struct Frames<'a> {
+    replay: Option<&'a Replay>,
+    rom: &'a Path,
+}
+
+impl Frames<'_> {
+    fn run(&mut self, nes: &mut Nes) {
+        if let Some(replay) = self.replay {
+            if nes.frame_count() < replay.len() {
+                // The image parsed when the replay was made, so a power
+                // command cannot fail to rebuild the cartridge.
+                if let Err(p) = replay.apply(nes, replay.len()) {
+                    eprintln!("{}: {p}", self.rom.display());
+                }
+            } else {
+                nes.set_buttons(0, 0);
+            }
+        }
+        nes.run_frame();
+    }
 }
 
 fn jam_message(nes: &Nes) -> Option<String> {
@@ -65,10 +106,10 @@ fn tidy(text: &str) -> String {
         .join(" / ")
 }
 
-fn blargg_6000(nes: &mut Nes, options: &TestOptions) -> Verdict {
+fn blargg_6000(nes: &mut Nes, options: &TestOptions, frames: &mut Frames) -> Verdict {
     let mut reset_at: Option<u64> = None;
     for frame in 1..=options.max_frames {
-        nes.run_frame();
+        frames.run(nes);
         if let Some(msg) = jam_message(nes) {
             return Verdict {
                 passed: false,
@@ -176,11 +217,11 @@ const PARKED_FRAMES: u32 = 3;
 /// `JMP *` loop (and reuse it between phases). The next NMI always takes the
 /// CPU out of such a wait before the next frame ends, so the test has ended
 /// once the CPU sits on the same self-loop at several consecutive frame ends.
-fn zero_page(nes: &mut Nes, addr: u8, options: &TestOptions) -> Verdict {
+fn zero_page(nes: &mut Nes, addr: u8, options: &TestOptions, frames: &mut Frames) -> Verdict {
     let mut parked_at: Option<u16> = None;
     let mut parked_frames = 0;
     for frame in 1..=options.max_frames {
-        nes.run_frame();
+        frames.run(nes);
         if let Some(msg) = jam_message(nes) {
             return Verdict {
                 passed: false,
@@ -278,9 +319,9 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
     }
 }
 
-fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions) -> Verdict {
+fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
     for frame in 1..=options.max_frames {
-        nes.run_frame();
+        frames.run(nes);
         if let Some(msg) = jam_message(nes) {
             return Verdict {
                 passed: false,
@@ -306,7 +347,7 @@ fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions) -> Verdict {
         if let Some(passed) = screen_verdict(&text) {
             // Let the ROM finish printing before taking the text.
             for _ in 0..30 {
-                nes.run_frame();
+                frames.run(nes);
             }
             return Verdict {
                 passed,

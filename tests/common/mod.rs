@@ -21,6 +21,8 @@ pub struct Case {
     pub expect: Expect,
     /// Buttons held from power-on.
     pub hold: u8,
+    /// FCEUX movie (path below the repository) whose input is replayed.
+    pub movie: Option<&'static str>,
 }
 
 pub fn pass(path: impl Into<String>) -> Case {
@@ -28,6 +30,17 @@ pub fn pass(path: impl Into<String>) -> Case {
         path: path.into(),
         expect: Expect::Pass,
         hold: 0,
+        movie: None,
+    }
+}
+
+/// The ROM driven by a movie that presses what it asks for.
+pub fn pass_with_movie(path: impl Into<String>, movie: &'static str) -> Case {
+    Case {
+        path: path.into(),
+        expect: Expect::Pass,
+        hold: 0,
+        movie: Some(movie),
     }
 }
 
@@ -36,6 +49,7 @@ pub fn known_fail(path: impl Into<String>, reason: &'static str) -> Case {
         path: path.into(),
         expect: Expect::KnownFail(reason),
         hold: 0,
+        movie: None,
     }
 }
 
@@ -45,6 +59,7 @@ pub fn pass_holding(path: impl Into<String>, hold: u8) -> Case {
         path: path.into(),
         expect: Expect::Pass,
         hold,
+        movie: None,
     }
 }
 
@@ -71,8 +86,13 @@ pub fn run_suite(title: &str, cases: &[Case]) {
             .find(&rom)
             .unwrap_or_else(|| panic!("{} is not in the manifest", case.path))
             .protocol;
+        let movie = case.movie.map(|m| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(m);
+            std::sync::Arc::new(emu::movie::Movie::load(&path).unwrap_or_else(|e| panic!("{e}")))
+        });
         let options = TestOptions {
             buttons: case.hold,
+            movie,
             ..TestOptions::default()
         };
         let verdict = testrom::run_test(&rom, protocol, &options);

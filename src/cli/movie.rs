@@ -1,0 +1,244 @@
+//! `nesprof movie`: FM2 tools. `movie gen` plays a game with a seeded input
+//! bot (see `bot.rs`) and records it; `movie info` describes a movie and
+//! checks it against a ROM. Also the loading shared by `run`, `play` and
+//! `test` when they replay a movie.
+
+mod bot;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use emu::movie::{self, Movie, MovieError, Replay};
+use emu::{Cartridge, EmuError, Nes};
+
+use super::{emit, BadInput};
+
+pub use bot::{Bot, BotSettings};
+
+#[derive(Debug, Args)]
+pub struct MovieArgs {
+    #[command(subcommand)]
+    pub command: MovieCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MovieCommand {
+    /// Record a movie of a seeded input bot playing the ROM.
+    Gen(GenArgs),
+    /// Print a movie's header and length, and check it against a ROM.
+    Info(InfoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// The iNES (.nes) file to play.
+    pub rom: PathBuf,
+    /// Seed of the bot's random choices: the same seed gives the same movie.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length of the movie in frames (18000 = 5 minutes).
+    #[arg(long, default_value_t = 18000)]
+    pub frames: u64,
+    /// Where to write the movie.
+    #[arg(long, value_name = "F.fm2")]
+    pub out: PathBuf,
+    /// Tap Start (twice, ~12 frames apart) every this many frames, to get
+    /// past animated title screens and restart finished games; 0 = never.
+    /// Screens that stop changing get a Start tap regardless.
+    #[arg(long, default_value_t = 900)]
+    pub start_every: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The movie.
+    pub movie: PathBuf,
+    /// Also check the movie's ROM checksum against this ROM.
+    #[arg(long)]
+    pub rom: Option<PathBuf>,
+}
+
+pub fn run(args: MovieArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        MovieCommand::Gen(args) => gen(args),
+        MovieCommand::Info(args) => info(args),
+    }
+}
+
+fn movie_error(e: MovieError) -> anyhow::Error {
+    BadInput(e.to_string()).into()
+}
+
+fn rom_error(e: EmuError) -> anyhow::Error {
+    BadInput(e.to_string()).into()
+}
+
+/// Reads a ROM file's bytes; errors name the file.
+pub fn read_rom(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| {
+        rom_error(EmuError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// The checksum-mismatch warning, naming both sides; `None` if they match or
+/// the movie names no checksum.
+pub fn checksum_warning(
+    movie: &Movie,
+    movie_path: &Path,
+    rom: &Path,
+    rom_bytes: &[u8],
+) -> Option<String> {
+    let expected = movie.header.rom_checksum?;
+    let actual = movie::rom_checksum(rom_bytes).ok()?;
+    (expected != actual).then(|| {
+        format!(
+            "warning: {} was recorded with ROM {} (romChecksum {}), but {} has checksum {}; playback may desync",
+            movie_path.display(),
+            if movie.header.rom_filename.is_empty() {
+                "(unnamed)"
+            } else {
+                &movie.header.rom_filename
+            },
+            movie::format_checksum(&expected),
+            rom.display(),
+            movie::format_checksum(&actual)
+        )
+    })
+}
+
+/// Loads a ROM and a movie for replay: warns on stderr if the movie was made
+/// with another ROM, and powers the machine on as FCEUX does for movies.
+pub fn load_replay(rom: &Path, movie_path: &Path) -> anyhow::Result<(Nes, Replay, Movie)> {
+    let rom_bytes = read_rom(rom)?;
+    let movie = Movie::load(movie_path).map_err(movie_error)?;
+    if let Some(warning) = checksum_warning(&movie, movie_path, rom, &rom_bytes) {
+        eprintln!("{warning}");
+    }
+    let replay =
+        Replay::new(&rom_bytes, &movie).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
+    let nes = replay
+        .power_on()
+        .map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
+    Ok((nes, replay, movie))
+}
+
+/// A fresh movie header for recording play of `rom` (file bytes given).
+pub fn new_header(rom: &Path, rom_bytes: &[u8], guid_seed: u64, comment: String) -> movie::Header {
+    movie::Header {
+        rom_filename: rom
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        rom_checksum: movie::rom_checksum(rom_bytes).ok(),
+        guid: guid_from(guid_seed),
+        comments: vec![comment],
+        ..movie::Header::default()
+    }
+}
+
+/// A GUID-shaped string (FCEUX's `8-4-4-4-12` hex) derived from `seed`, so a
+/// generated movie is the same file every time.
+fn guid_from(seed: u64) -> String {
+    let a = emu::hash::fnv1a64(&seed.to_le_bytes());
+    let b = emu::hash::fnv1a64(&a.to_le_bytes());
+    format!(
+        "{:08X}-{:04X}-{:04X}-{:04X}-{:012X}",
+        a >> 32,
+        (a >> 16) & 0xFFFF,
+        a & 0xFFFF,
+        b >> 48,
+        b & 0xFFFF_FFFF_FFFF
+    )
+}
+
+/// Powers on a machine for recording (FCEUX's movie power-on) from ROM bytes.
+pub fn power_on_for_recording(rom: &Path, rom_bytes: &[u8]) -> anyhow::Result<Nes> {
+    let cart =
+        Cartridge::from_bytes(rom_bytes).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
+    Ok(movie::power_on(cart, movie::RamInit::default()))
+}
+
+fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
+    let rom_bytes = read_rom(&args.rom)?;
+    let mut nes = power_on_for_recording(&args.rom, &rom_bytes)?;
+    let settings = BotSettings {
+        seed: args.seed,
+        start_every: args.start_every,
+    };
+    let mut bot = Bot::new(settings);
+    // Line 0 stands for FCEUX's first dead frame, which takes no time here.
+    let mut frames = vec![movie::FrameInput::default(); nes.frame_count() as usize];
+    while nes.frame_count() < args.frames {
+        let input = movie::FrameInput {
+            commands: 0,
+            ports: [bot.next_buttons(&nes), 0],
+        };
+        nes.apply_buttons(&input);
+        frames.push(input);
+        nes.run_frame();
+    }
+    frames.truncate(args.frames as usize);
+    let comment = format!(
+        "author nesprof movie gen --seed {} --frames {} --start-every {}",
+        args.seed, args.frames, args.start_every
+    );
+    let movie = Movie {
+        header: new_header(&args.rom, &rom_bytes, args.seed, comment),
+        frames,
+    };
+    movie.save(&args.out).map_err(movie_error)?;
+    emit(&format!(
+        "wrote {} ({} frames, seed {}) frame_hash={:016x} ram_hash={:016x}",
+        args.out.display(),
+        movie.frames.len(),
+        args.seed,
+        nes.frame_hash(),
+        nes.ram_hash()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
+    let movie = Movie::load(&args.movie).map_err(movie_error)?;
+    let h = &movie.header;
+    emit(&format!("file: {}", args.movie.display()));
+    emit(&format!("frames: {}", movie.frames.len()));
+    emit(&format!("romFilename: {}", h.rom_filename));
+    emit(&format!(
+        "romChecksum: {}",
+        h.rom_checksum
+            .map(|c| movie::format_checksum(&c))
+            .unwrap_or_else(|| "(none)".into())
+    ));
+    emit(&format!("guid: {}", h.guid));
+    emit(&format!(
+        "RAMInitOption: {} (seed {})",
+        h.ram_init.option, h.ram_init.seed
+    ));
+    let resets = movie
+        .frames
+        .iter()
+        .filter(|f| f.commands & movie::command::RESET != 0)
+        .count();
+    let powers = movie
+        .frames
+        .iter()
+        .filter(|f| f.commands & movie::command::POWER != 0)
+        .count();
+    emit(&format!("commands: {resets} reset, {powers} power"));
+    for c in &h.comments {
+        emit(&format!("comment: {c}"));
+    }
+    if let Some(rom) = &args.rom {
+        let bytes = read_rom(rom)?;
+        match checksum_warning(&movie, &args.movie, rom, &bytes) {
+            Some(w) => eprintln!("{w}"),
+            None => emit(&format!("checksum: matches {}", rom.display())),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,123 @@
+//! `play --record`: the keyboard input of every frame, kept as an FCEUX movie.
+//! The machine powers on as FCEUX does for a movie, so `--movie` (or `run
+//! --movie`) replays the recording to the same frames. The file is written
+//! atomically (temporary file + rename) every few seconds and when the
+//! window closes; Ctrl-C closes the window the same way, so the recording is
+//! kept.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+
+use emu::movie::{FrameInput, Movie};
+use emu::Nes;
+
+use crate::cli::{movie, BadInput};
+
+/// Frames between saves while recording (10 s).
+const SAVE_EVERY_FRAMES: u64 = 600;
+
+pub struct Recorder {
+    path: PathBuf,
+    movie: Movie,
+    last_saved: usize,
+}
+
+impl Recorder {
+    /// Powers the ROM on for recording into `path`.
+    pub fn start(rom: &Path, path: &Path) -> anyhow::Result<(Nes, Recorder)> {
+        let rom_bytes = movie::read_rom(rom)?;
+        let nes = movie::power_on_for_recording(rom, &rom_bytes)?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        let header = movie::new_header(
+            rom,
+            &rom_bytes,
+            stamp,
+            "author nesprof play --record".into(),
+        );
+        let recorder = Recorder {
+            path: path.to_path_buf(),
+            movie: Movie {
+                header,
+                // Frames already counted at power-on take no time: empty lines.
+                frames: vec![FrameInput::default(); nes.frame_count() as usize],
+            },
+            last_saved: 0,
+        };
+        // Fail now, not minutes into play, if the file cannot be written.
+        recorder.save()?;
+        Ok((nes, recorder))
+    }
+
+    /// Records `buttons` as the input of the frame about to run.
+    pub fn frame(&mut self, nes: &Nes, buttons: u8) -> anyhow::Result<()> {
+        let frame = nes.frame_count() as usize;
+        self.movie.frames.resize(frame, FrameInput::default());
+        self.movie.frames.push(FrameInput {
+            commands: 0,
+            ports: [buttons, 0],
+        });
+        if self.movie.frames.len() >= self.last_saved + SAVE_EVERY_FRAMES as usize {
+            self.save()?;
+            self.last_saved = self.movie.frames.len();
+        }
+        Ok(())
+    }
+
+    /// Presses reset before the frame about to run, as a movie's reset
+    /// command does: that frame takes no time (FCEUX's timing, see
+    /// `emu::movie`), and the next frame's input follows on the next line.
+    pub fn reset(&mut self, nes: &mut Nes) -> anyhow::Result<()> {
+        let frame = nes.frame_count() as usize;
+        self.movie.frames.resize(frame, FrameInput::default());
+        self.movie.frames.push(FrameInput {
+            commands: emu::movie::command::RESET,
+            ports: [0, 0],
+        });
+        nes.movie_reset();
+        Ok(())
+    }
+
+    fn save(&self) -> anyhow::Result<()> {
+        self.movie
+            .save(&self.path)
+            .map_err(|e| BadInput(format!("--record: {e}")).into())
+    }
+
+    /// Saves the recording and reports where the machine ended, in the
+    /// terms of `run`'s summary line, so a replay can be checked against it.
+    pub fn finish(&mut self, nes: &Nes) -> anyhow::Result<()> {
+        // Frames after the last recorded one never ran: the movie ends there.
+        self.movie.frames.truncate(nes.frame_count() as usize);
+        self.save()?;
+        self.last_saved = self.movie.frames.len();
+        eprintln!(
+            "recorded {} frames to {}: frames={} frame_hash={:016x} ram_hash={:016x}",
+            self.movie.frames.len(),
+            self.path.display(),
+            nes.frame_count(),
+            nes.frame_hash(),
+            nes.ram_hash()
+        );
+        Ok(())
+    }
+}
+
+/// Set when the user presses Ctrl-C; the window loop then ends as if closed.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let set = flag.clone();
+        if let Err(e) = ctrlc::set_handler(move || {
+            set.store(true, std::sync::atomic::Ordering::Relaxed);
+        }) {
+            eprintln!("warning: cannot catch Ctrl-C ({e}); a recording is still saved every 10 s");
+        }
+        flag
+    })
+    .clone()
+}
