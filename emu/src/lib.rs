@@ -27,4 +27,5 @@ pub mod translate;
 pub use cartridge::Cartridge;
 pub use cpu::{CpuState, StepKind};
 pub use error::{EmuError, RomProblem};
+pub use flow_counts::FlowCounts;
 pub use nes::Nes;

@@ -3,7 +3,8 @@
 //! DESIGN.md; scripts and tests depend on it.
 
 pub mod movie;
-mod run;
+pub mod profile;
+pub mod run;
 mod test;
 mod trace;
 
@@ -38,6 +39,8 @@ pub enum Command {
     Test(test::TestArgs),
     /// Print an execution trace in nestest.log format.
     Trace(trace::TraceArgs),
+    /// Profile a run: sampled hot CFG (GFCGaussiano) vs the exact CFG.
+    Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
     Play(crate::play::PlayArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
@@ -51,6 +54,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Test(args) => test::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Play(args) => crate::play::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
     }
 }

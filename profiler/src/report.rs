@@ -1,0 +1,47 @@
+//! Helpers shared by the reports of `profile`, `sweep` and `cfg record`:
+//! disassembly of the instructions in a CFG and the record files.
+
+use std::collections::BTreeMap;
+
+use emu::cpu::opcodes::OPCODES;
+use emu::{FlowCounts, Nes};
+use gfc::Cfg;
+
+use crate::cfg_file::{CfgRecord, RECORD_VERSION};
+
+/// Disassembly of every instruction address in `cfg`, using the opcode the
+/// recorder saw executed there and the operand bytes in memory now (code that
+/// was banked out or rewritten since may show different operands).
+pub fn disassemble(cfg: &Cfg, counts: &FlowCounts, nes: &Nes) -> BTreeMap<u32, String> {
+    let mut out = BTreeMap::new();
+    for block in cfg.blocks() {
+        for &pc in &block.instrs {
+            let pc16 = pc as u16;
+            let opcode = counts.opcode[pc16 as usize];
+            let len = OPCODES[opcode as usize].byte_len() as u16;
+            let mut bytes = vec![opcode];
+            bytes.extend((1..len).map(|i| nes.peek(pc16.wrapping_add(i))));
+            out.insert(pc, emu::disasm::plain(pc16, &bytes));
+        }
+    }
+    out
+}
+
+pub fn record(
+    kind: &str,
+    rom_name: &str,
+    rom_bytes: &[u8],
+    frames: u64,
+    cfg: Cfg,
+    disasm: BTreeMap<u32, String>,
+) -> CfgRecord {
+    CfgRecord {
+        version: RECORD_VERSION,
+        kind: kind.to_string(),
+        rom_name: rom_name.to_string(),
+        rom_hash: format!("{:016x}", emu::hash::fnv1a64(rom_bytes)),
+        frames,
+        cfg,
+        disasm,
+    }
+}

@@ -1,0 +1,267 @@
+//! `nesprof profile`: one run with the ground-truth recorder and the
+//! count-and-time sampler; the hot CFG is built live by GFCGaussiano and
+//! compared with the exact one.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use gfc::{GfcParams, Metrics};
+use indicatif::{ProgressBar, ProgressStyle};
+use profiler::session::{self, ProfileSettings, TriggerKind};
+use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
+
+use super::run::EngineArg;
+use super::{emit, load_rom, movie, BadInput};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TriggerArg {
+    Wall,
+    Emulated,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The iNES (.nes) file to profile.
+    pub rom: PathBuf,
+    /// Replay this FCEUX movie while profiling.
+    #[arg(long, value_name = "F.fm2")]
+    pub movie: Option<PathBuf>,
+    /// Emulated minutes to run (default: the movie's length, else 5).
+    #[arg(long, conflicts_with = "frames")]
+    pub minutes: Option<f64>,
+    /// Frames to run instead of --minutes.
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// What starts a batch: a real-time timer thread (as in the thesis) or
+    /// emulated time (deterministic; the default).
+    #[arg(long, value_enum, default_value_t = TriggerArg::Emulated)]
+    pub trigger: TriggerArg,
+    /// X: milliseconds between batches.
+    #[arg(long, default_value_t = 3.0)]
+    pub interval_ms: f64,
+    /// N: consecutive instructions per batch.
+    #[arg(long, default_value_t = 25)]
+    pub batch: usize,
+    /// Emulated trigger only: random extra delay of up to this many ms.
+    #[arg(long, default_value_t = 0.0)]
+    pub jitter_ms: f64,
+    /// Seed of the jitter.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// GFCGaussiano parameters binSize,stdevThreshold,windowSize,recurrentThreshold.
+    #[arg(long, default_value = "10,15,13,5")]
+    pub config: GfcParams,
+    /// CPU engine.
+    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
+    pub engine: EngineArg,
+    /// Output directory (default: results/profile-<rom>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Frames in `minutes` of NTSC time.
+pub fn minutes_to_frames(minutes: f64) -> u64 {
+    (minutes * 60.0 * emu::nes::FRAME_HZ_NTSC).round() as u64
+}
+
+pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:>12} [{bar:40}] {pos}/{len} frames ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_message(label.to_string());
+    bar
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "rom".into())
+}
+
+pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    if args.interval_ms.is_nan() || args.interval_ms <= 0.0 || args.batch == 0 {
+        return Err(BadInput("--interval-ms must be > 0 and --batch at least 1".into()).into());
+    }
+    let rom_bytes = movie::read_rom(&args.rom)?;
+    let (mut nes, replay) = match &args.movie {
+        Some(path) => {
+            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
+            (nes, Some(replay))
+        }
+        None => (load_rom(&args.rom)?, None),
+    };
+    let frames = match (args.frames, args.minutes) {
+        (Some(f), _) => f,
+        (None, Some(m)) => minutes_to_frames(m),
+        (None, None) => replay.as_ref().map_or(minutes_to_frames(5.0), |r| r.len()),
+    };
+    let settings = ProfileSettings {
+        trigger: match args.trigger {
+            TriggerArg::Wall => TriggerKind::Wall,
+            TriggerArg::Emulated => TriggerKind::Emulated,
+        },
+        interval_ms: args.interval_ms,
+        batch_len: args.batch,
+        jitter_ms: args.jitter_ms,
+        seed: args.seed,
+        params: args.config,
+        engine: args.engine.into(),
+        ..ProfileSettings::default()
+    };
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("profile-{}", stem(&args.rom))));
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+
+    let bar = progress_bar(frames, &stem(&args.rom));
+    let result = session::run(&mut nes, replay.as_ref(), frames, &settings, |f| {
+        bar.set_position(f)
+    })
+    .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
+    bar.finish_and_clear();
+
+    let h90 = gfc::h90(&result.truth);
+    let hot = result.gfc.graph();
+    let metrics = Metrics::compute(
+        hot,
+        &result.truth,
+        &h90,
+        result.sampled_instructions,
+        result.executed_instructions,
+    );
+
+    // Files.
+    let rom_name = args
+        .rom
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let truth_disasm = profiler::report::disassemble(&result.truth, &result.counts, &nes);
+    let hot_disasm = profiler::report::disassemble(hot, &result.counts, &nes);
+    profiler::report::record(
+        "truth",
+        &rom_name,
+        &rom_bytes,
+        result.frames,
+        result.truth.clone(),
+        truth_disasm,
+    )
+    .write(&out_dir.join("truth.ron"))?;
+    profiler::report::record(
+        "sampled",
+        &rom_name,
+        &rom_bytes,
+        result.frames,
+        hot.clone(),
+        hot_disasm.clone(),
+    )
+    .write(&out_dir.join("hot_cfg.ron"))?;
+    let dot = profiler::dot::render(
+        hot,
+        Some(&h90),
+        &hot_disasm,
+        &format!("{rom_name}: hot CFG ({})", args.config),
+    );
+    std::fs::write(out_dir.join("hot_cfg.dot"), dot)?;
+    let header = StreamHeader {
+        rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
+        rom_name: rom_name.clone(),
+        movie: args.movie.as_ref().map(|m| m.display().to_string()),
+        trigger: format!("{:?}", args.trigger).to_lowercase(),
+        interval_ms: args.interval_ms,
+        batch_len: args.batch,
+        jitter_ms: args.jitter_ms,
+        seed: args.seed,
+    };
+    let mut writer = StreamWriter::create(&out_dir.join("samples.bin"), &header)?;
+    for batch in &result.batches {
+        writer.batch(batch)?;
+    }
+    writer.finish(&StreamTrailer {
+        executed_instructions: result.executed_instructions,
+        sampled_instructions: result.sampled_instructions,
+        batches: result.batches.len() as u64,
+        dropped_batches: result.dropped_batches,
+        frames: result.frames,
+    })?;
+
+    let mut report = String::new();
+    let _ = writeln!(report, "nesprof profile report");
+    let _ = writeln!(report, "ROM        {rom_name}");
+    if let Some(m) = &args.movie {
+        let _ = writeln!(report, "movie      {}", m.display());
+    }
+    let _ = writeln!(report, "frames     {}", result.frames);
+    let _ = writeln!(
+        report,
+        "sampler    trigger {:?}, X = {} ms, N = {}, jitter {} ms",
+        args.trigger, args.interval_ms, args.batch, args.jitter_ms
+    );
+    let _ = writeln!(report, "GFC config {}", args.config);
+    let _ = writeln!(
+        report,
+        "executed   {} instructions",
+        result.executed_instructions
+    );
+    let _ = writeln!(
+        report,
+        "sampled    {} instructions in {} batches ({:.2}%), {} batches dropped",
+        result.sampled_instructions,
+        result.batches.len(),
+        metrics.sampled_pct,
+        result.dropped_batches
+    );
+    let _ = writeln!(
+        report,
+        "truth      {} blocks, {} edges; H90 {} edges",
+        result.truth.num_blocks(),
+        result.truth.num_edges(),
+        h90.num_edges()
+    );
+    let _ = writeln!(
+        report,
+        "hot CFG    {} blocks, {} edges, {} bins",
+        hot.num_blocks(),
+        hot.num_edges(),
+        result.gfc.num_bins()
+    );
+    let _ = writeln!(
+        report,
+        "metrics    similarity {:.4}  precision {:.4}  f1 {:.4}  weighted {:.4}  overlap {:.4}",
+        metrics.similarity, metrics.precision, metrics.f1, metrics.weighted, metrics.overlap
+    );
+    let _ = writeln!(
+        report,
+        "wall time  {:.2} s ({:.0} fps)",
+        result.wall.as_secs_f64(),
+        result.frames as f64 / result.wall.as_secs_f64().max(1e-9)
+    );
+    if result.dropped_batches > 0 {
+        let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
+    }
+    std::fs::write(out_dir.join("report.txt"), &report)?;
+    eprint!("{report}");
+    eprintln!("wrote {}", out_dir.display());
+    emit(&format!(
+        "similarity={:.4} precision={:.4} weighted={:.4} overlap={:.4} sampled_pct={:.4} edges_g={} edges_h90={} frame_hash={:016x}",
+        metrics.similarity,
+        metrics.precision,
+        metrics.weighted,
+        metrics.overlap,
+        metrics.sampled_pct,
+        metrics.edges_g,
+        metrics.edges_h90,
+        result.frame_hash
+    ));
+    Ok(ExitCode::SUCCESS)
+}
