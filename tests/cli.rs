@@ -261,6 +261,12 @@ fn cfg_record_dot_and_diff() {
         text.contains("$8016-$801A"),
         "blocks labelled by address range: {text}"
     );
+    // Graphviz (installed by .ci/run) accepts it.
+    let svg = Command::new("dot")
+        .args(["-Tsvg", "-o", "/dev/null", &dot])
+        .output()
+        .expect("graphviz's `dot` is installed (apt-get install graphviz)");
+    assert!(svg.status.success(), "{}", stderr(&svg));
 
     let out = nesprof(&["cfg", "diff", &interp, &translate]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
