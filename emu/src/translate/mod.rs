@@ -22,7 +22,7 @@
 
 pub mod block;
 
-use block::{Block, CodeKey, Op, MAX_BLOCK_OPS};
+use block::{Block, CodeKey, Link, Op, MAX_BLOCK_OPS};
 
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
@@ -99,6 +99,9 @@ pub struct Translator {
     dirty: Vec<u32>,
     /// PRG mapping generation at the last flush of pending counts.
     flushed_generation: u32,
+    /// Bumped by every invalidation: block ids may be reused after one, so
+    /// successor links made before it are stale.
+    link_epoch: u32,
     pub stats: TranslatorStats,
 }
 
@@ -115,6 +118,7 @@ impl Translator {
             ram_index: vec![0; 0x800],
             prg_ram_index: vec![0; bus.cart.prg_ram.len()],
             prg_rom_index: vec![0; bus.cart.prg_rom.len()],
+            link_epoch: 1,
             ram_churn: vec![0; 0x800],
             ram_cover: vec![0; 0x800],
             prg_ram_cover: vec![0; bus.cart.prg_ram.len()],
@@ -216,6 +220,8 @@ impl Translator {
             ops,
             valid: true,
             pending_body_runs: 0,
+            // Stamp 0 is never current (the epoch starts at 1).
+            links: [Link::default(); 2],
         };
         self.stats.translated += 1;
         let id = match self.free.pop() {
@@ -297,6 +303,7 @@ impl Translator {
                 *self.index_slot(key) = 0;
                 self.blocks[id].valid = false;
                 self.free.push(id as u32);
+                self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
                 self.stats.invalidated += 1;
             }
         }
@@ -400,6 +407,54 @@ impl Translator {
         } else {
             Exit::After(executed)
         }
+    }
+
+    /// Runs blocks back to back from block `first` (at the CPU's PC), each
+    /// successor found through the previous block's links, until a block
+    /// stops early (see [`Translator::run_block`]), the CPU jams, the frame
+    /// ends or the next code is not translatable. Returns the instructions
+    /// retired. Chaining is what makes short blocks cheap: a game's
+    /// "wait for NMI" loop is two instructions per block, and going back to
+    /// the machine's step loop between them cost more than running them.
+    pub fn run_chain(
+        &mut self,
+        first: u32,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        mut counts: Option<&mut FlowCounts>,
+        stop_at_cycle: u64,
+    ) -> u64 {
+        let mut id = first;
+        let mut retired = 0;
+        loop {
+            match self.run_block(id, cpu, bus, counts.as_deref_mut(), stop_at_cycle) {
+                Exit::After(n) => return retired + n as u64,
+                Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
+            }
+            if cpu.jammed.is_some() || bus.ppu.frame_complete {
+                return retired;
+            }
+            match self.successor(id, bus, cpu.pc) {
+                Some(next) => id = next,
+                None => return retired,
+            }
+        }
+    }
+
+    /// The block to run at `pc` after block `from`, through `from`'s links
+    /// when they are current, else by lookup (then remembered).
+    #[inline]
+    fn successor(&mut self, from: u32, bus: &mut Bus, pc: u16) -> Option<u32> {
+        let stamp = (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64;
+        let links = &self.blocks[from as usize].links;
+        if let Some(link) = links.iter().find(|l| l.pc == pc && l.stamp == stamp) {
+            return Some(link.id);
+        }
+        let id = self.block_at(bus, pc)?;
+        let links = &mut self.blocks[from as usize].links;
+        links[1] = links[0];
+        links[0] = Link { pc, id, stamp };
+        Some(id)
     }
 
     /// Non-short-circuit ORs: one straight-line test between instructions.
