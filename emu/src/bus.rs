@@ -265,6 +265,29 @@ impl Bus {
         true
     }
 
+    /// How many cycles from now nothing can happen on its own: no DMA
+    /// pending, no APU event, no PPU catch-up due (the cycles
+    /// [`Bus::skip_idle_cycles`] may count at once).
+    #[inline]
+    pub fn idle_cycles_available(&self) -> u64 {
+        if self.dma.pending() || self.ppu_deadline <= self.ppu_debt {
+            return 0;
+        }
+        let ppu = ((self.ppu_deadline - self.ppu_debt - 1) / 3) as u64;
+        ppu.min(self.apu.quiet_cycles())
+    }
+
+    /// Counts `cycles` cycles of side-effect-free reads whose last value is
+    /// already on the data bus (callers stay within
+    /// [`Bus::idle_cycles_available`]).
+    #[inline]
+    pub fn skip_idle_cycles(&mut self, cycles: u64) {
+        debug_assert!(cycles <= self.idle_cycles_available());
+        self.cycles += cycles;
+        self.ppu_debt += 3 * cycles as u32;
+        self.apu.skip_quiet_cycles(cycles);
+    }
+
     /// A read cycle of a code byte the caller already knows (it is in RAM or
     /// ROM, where reads have no side effects): the cycle and open-bus update
     /// without the address decode.

@@ -19,6 +19,15 @@
 //! being executed is left right after such a write. RAM locations rewritten
 //! over and over (a routine that patches its own operand every call) stop
 //! being translated and are interpreted instead.
+//!
+//! Where the speed comes from: both engines do the same per-cycle bus work,
+//! which is most of a frame's CPU-side cost, so skipping decode alone gains
+//! little. Blocks are chained (each links to its recent successors, so runs
+//! of short blocks stay inside [`Translator::run_chain`]), and idle loops —
+//! games spin in "wait for NMI" loops for most of each frame — are counted
+//! in whole iterations up to the next cycle at which anything can happen
+//! (see [`block::Block::is_idle_loop`]). The results stay bit-identical: the
+//! lockstep and frame-hash tests compare both engines.
 
 pub mod block;
 
@@ -110,6 +119,8 @@ pub struct TranslatorStats {
     pub translated: u64,
     pub invalidated: u64,
     pub block_runs: u64,
+    /// Idle-loop iterations counted without running them.
+    pub skipped_iterations: u64,
 }
 
 impl Translator {
@@ -217,6 +228,7 @@ impl Translator {
         }
         let block = Block {
             key,
+            idle_loop: Block::is_idle_loop(&ops),
             ops,
             valid: true,
             pending_body_runs: 0,
@@ -426,7 +438,9 @@ impl Translator {
     ) -> u64 {
         let mut id = first;
         let mut retired = 0;
+        let mut previous = u32::MAX;
         loop {
+            let start = bus.cycles;
             match self.run_block(id, cpu, bus, counts.as_deref_mut(), stop_at_cycle) {
                 Exit::After(n) => return retired + n as u64,
                 Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
@@ -434,11 +448,66 @@ impl Translator {
             if cpu.jammed.is_some() || bus.ppu.frame_complete {
                 return retired;
             }
+            // An idle loop that just ran its second (or later) iteration in a
+            // row: every further iteration is identical, so count as many as
+            // fit before anything can happen.
+            let block = &self.blocks[id as usize];
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc {
+                retired += self.skip_idle_iterations(
+                    id,
+                    cpu,
+                    bus,
+                    counts.as_deref_mut(),
+                    stop_at_cycle,
+                    bus.cycles - start,
+                );
+            }
+            previous = id;
             match self.successor(id, bus, cpu.pc) {
                 Some(next) => id = next,
                 None => return retired,
             }
         }
+    }
+
+    /// Counts whole iterations of idle-loop block `id` (each `per` cycles)
+    /// without running them, as many as end before the next cycle at which
+    /// anything could differ: an APU event, a PPU catch-up (NMI, frame end,
+    /// sprite 0), pending DMA, or the sampler's next batch (`stop_at_cycle`).
+    /// The interrupt poll must be settled, so no interrupt can become pending
+    /// inside them. The skipped cycles are reads of RAM and code with no side
+    /// effects, and the data bus ends them holding what each iteration leaves
+    /// on it, which the iteration just run already left there. Returns the
+    /// instructions counted.
+    fn skip_idle_iterations(
+        &mut self,
+        id: u32,
+        cpu: &Cpu,
+        bus: &mut Bus,
+        counts: Option<&mut FlowCounts>,
+        stop_at_cycle: u64,
+        per: u64,
+    ) -> u64 {
+        if per == 0 || !cpu.poll_is_settled(bus) {
+            return 0;
+        }
+        let until_sample = stop_at_cycle.saturating_sub(bus.cycles + 1);
+        let iterations = until_sample.min(bus.idle_cycles_available()) / per;
+        if iterations == 0 {
+            return 0;
+        }
+        bus.skip_idle_cycles(iterations * per);
+        let block = &mut self.blocks[id as usize];
+        if let Some(c) = counts {
+            let last = block.ops[block.ops.len() - 1];
+            c.instruction_repeated(last.pc, last.bytes[0], block.ops[0].pc, iterations);
+            if block.pending_body_runs == 0 {
+                self.dirty.push(id);
+            }
+            block.pending_body_runs += iterations;
+        }
+        self.stats.skipped_iterations += iterations;
+        iterations * block.ops.len() as u64
     }
 
     /// The block to run at `pc` after block `from`, through `from`'s links
@@ -514,5 +583,58 @@ mod tests {
         assert_eq!(t.block_len(again), 3);
         bus.write(0x0B04, 0x60);
         assert!(bus.code_written(), "marks come back with the new block");
+    }
+
+    fn ops(at: u16, code: &[&[u8]]) -> Vec<Op> {
+        let mut pc = at;
+        code.iter()
+            .map(|bytes| {
+                let mut b = [0; 4];
+                b[..bytes.len()].copy_from_slice(bytes);
+                let op = Op::new(pc, b);
+                pc += bytes.len() as u16;
+                op
+            })
+            .collect()
+    }
+
+    #[test]
+    fn idle_loop_shapes() {
+        use block::Block;
+        // wait: LDA $10 ; BNE wait
+        assert!(Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xA5, 0x10], &[0xD0, 0xFC]]
+        )));
+        // forever: JMP forever
+        assert!(Block::is_idle_loop(&ops(0x8000, &[&[0x4C, 0x00, 0x80]])));
+        // wait: LDA $0300 ; AND #$80 ; BEQ wait
+        assert!(Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xAD, 0x00, 0x03], &[0x29, 0x80], &[0xF0, 0xF9]]
+        )));
+        // Polling a PPU register has side effects: not idle.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x2C, 0x02, 0x20], &[0x10, 0xFB]]
+        )));
+        // EOR is not idempotent, STA writes, indexing may move: not idle.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x45, 0x10], &[0xD0, 0xFC]]
+        )));
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x85, 0x10], &[0xD0, 0xFC]]
+        )));
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xB5, 0x10], &[0xD0, 0xFC]]
+        )));
+        // A branch elsewhere is not a loop.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xA5, 0x10], &[0xD0, 0x10]]
+        )));
     }
 }
