@@ -5,6 +5,7 @@
 pub mod movie;
 pub mod profile;
 pub mod run;
+pub mod sweep;
 mod test;
 mod trace;
 
@@ -43,6 +44,8 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
     Play(crate::play::PlayArgs),
+    /// The thesis' experiment: all 144 GFCGaussiano configurations over workloads.
+    Sweep(sweep::SweepArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
     Movie(movie::MovieArgs),
 }
@@ -56,6 +59,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => crate::play::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
+        Command::Sweep(args) => sweep::run(args),
     }
 }
 
