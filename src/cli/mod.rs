@@ -2,6 +2,7 @@
 //! The contract (argument names, last-line formats, exit codes) is fixed by
 //! DESIGN.md; scripts and tests depend on it.
 
+mod cfg;
 pub mod movie;
 pub mod profile;
 pub mod run;
@@ -48,6 +49,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
     Movie(movie::MovieArgs),
+    /// The exact CFG: record it from a run, render it as DOT, diff two records.
+    Cfg(cfg::CfgArgs),
 }
 
 /// Runs the parsed command line; errors are reported by the caller.
@@ -60,6 +63,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Cfg(args) => cfg::run(args),
     }
 }
 
