@@ -33,7 +33,9 @@ WHAT IT RUNS
   no arguments       the bundled workloads: the roms-test/ programs (cfgdemo, snake, \
 breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5 min)
   ROM [--movie F]    one ROM (5 minutes, or the movie's length)
-  --workloads FILE   a RON list; see workloads.ron at the repository root:
+  --workloads FILE   a RON list; see workloads.ron (the bundled programs) and
+                     workloads-games.ron (the shared homebrew games) at the
+                     repository root:
                        (workloads: [(name: \"maze\", rom: \"roms-test/maze.nes\",
                                      movie: \"movies/maze.fm2\", minutes: 5.0), ...])
                      movie and minutes are optional. Relative paths are relative to the
@@ -90,7 +92,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     pub workloads: Option<PathBuf>,
     /// Run only these workloads of the list (comma-separated names).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',', conflicts_with = "rom")]
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        conflicts_with = "rom"
+    )]
     pub only: Vec<String>,
     /// Emulated minutes per workload (default: each workload's own, else the
     /// movie's length, else 5).
@@ -168,10 +175,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let report = tables::report(results);
     write(&args.out.join("tables.md"), &report)?;
     write(&args.out.join("sweep.csv"), &csv::sweep_csv(results))?;
-    write(&args.out.join("workloads.csv"), &csv::workloads_csv(results))?;
+    write(
+        &args.out.join("workloads.csv"),
+        &csv::workloads_csv(results),
+    )?;
     for r in results {
         for (suffix, record) in [("h90", &r.h90_record), ("hot_thesis_best", &r.best_record)] {
-            let path = args.out.join("cfg").join(format!("{}.{suffix}.ron", r.name));
+            let path = args
+                .out
+                .join("cfg")
+                .join(format!("{}.{suffix}.ron", r.name));
             record.write(&path)?;
         }
     }
@@ -226,13 +239,15 @@ fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
             movie: args.movie.clone(),
             minutes: None,
         }],
-        (None, Some(file)) => {
-            workloads::load(file).map_err(|e| BadInput(e.to_string()))?
-        }
+        (None, Some(file)) => workloads::load(file).map_err(|e| BadInput(e.to_string()))?,
         (None, None) => workloads::bundled(&workloads::repo_root()),
     };
     if !args.only.is_empty() {
-        if let Some(unknown) = args.only.iter().find(|n| !list.iter().any(|w| &w.name == *n)) {
+        if let Some(unknown) = args
+            .only
+            .iter()
+            .find(|n| !list.iter().any(|w| &w.name == *n))
+        {
             let names: Vec<&str> = list.iter().map(|w| w.name.as_str()).collect();
             return Err(BadInput(format!(
                 "--only: no workload named {unknown:?} (there are: {})",
@@ -294,8 +309,11 @@ fn bless(threads: usize) -> anyhow::Result<ExitCode> {
         dir.display()
     );
     let snaps = snapshots::compute(&repo, threads).map_err(BadInput)?;
-    for change in snapshots::compare(&dir, &snaps) {
-        eprintln!("changed: {change}");
+    // New files are listed by `wrote` below; report only real changes.
+    for s in snaps.iter().filter(|s| dir.join(&s.file).is_file()) {
+        for change in snapshots::compare(&dir, std::slice::from_ref(s)) {
+            eprintln!("changed: {change}");
+        }
     }
     let written = snapshots::write(&dir, &snaps).map_err(anyhow::Error::msg)?;
     for p in &written {
@@ -351,15 +369,25 @@ impl Observer for Bars {
 
     fn frame(&self, index: usize, frame: u64) {
         // Every 32nd frame is plenty for a bar and keeps the lock cold.
-        if frame % 32 == 0 {
-            if let Some(bar) = self.emulations.lock().ok().and_then(|m| m.get(&index).cloned()) {
+        if frame.is_multiple_of(32) {
+            if let Some(bar) = self
+                .emulations
+                .lock()
+                .ok()
+                .and_then(|m| m.get(&index).cloned())
+            {
                 bar.set_position(frame);
             }
         }
     }
 
     fn emulated(&self, index: usize) {
-        if let Some(bar) = self.emulations.lock().ok().and_then(|mut m| m.remove(&index)) {
+        if let Some(bar) = self
+            .emulations
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(&index))
+        {
             bar.finish_and_clear();
             self.multi.remove(&bar);
         }

@@ -17,7 +17,7 @@ use anyhow::{anyhow, Context};
 use gfc::params::{BIN_SIZES, RECURRENT_THRESHOLDS, STDEV_THRESHOLDS, WINDOW_SIZES};
 use gfc::{GfcParams, THESIS_BEST};
 use plotters::coord::ranged1d::SegmentValue;
-use plotters::element::{DynElement, IntoDynElement};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -42,7 +42,11 @@ const VIRIDIS: [(u8, u8, u8); 9] = [
 
 /// The colour of `t` in 0..=1.
 pub fn viridis(t: f64) -> RGBColor {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = t * (VIRIDIS.len() - 1) as f64;
     let i = (x.floor() as usize).min(VIRIDIS.len() - 2);
     let f = x - i as f64;
@@ -116,7 +120,7 @@ pub fn heatmap(results: &[WorkloadResult], value: HeatValue, path: &Path) -> any
     title
         .draw_text(
             &format!(
-                "mean over {} workloads ({}); cells: binSize × stdevThreshold; ringed cell = thesis' best (10, 15, 13, 5)",
+                "mean over {} workloads ({}); cells: binSize × stdevThreshold; red outline = the thesis' best (10, 15, 13, 5)",
                 names.len(),
                 abbreviate(&names, 90)
             ),
@@ -276,21 +280,25 @@ fn workload_colour(i: usize) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// The marker of workload `i`: four shapes × ten colours, so strips that
-/// share a sampling rate stay distinguishable.
-fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
+/// Draws the marker of workload `i` at pixel `at` of `area`: four shapes ×
+/// ten colours, so strips that share a sampling rate stay distinguishable.
+/// (Pixel coordinates, not chart ones: one concrete element type per shape
+/// is simpler than boxing plotters' generic elements.)
+fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
     i: usize,
-    at: C,
+    at: (i32, i32),
     size: i32,
-) -> DynElement<'a, DB, C> {
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let style = workload_colour(i).mix(0.75);
     match (i / 10 + i) % 4 {
-        0 => Circle::new(at, size, style.filled()).into_dyn(),
-        1 => TriangleMarker::new(at, size + 1, style.filled()).into_dyn(),
-        2 => Cross::new(at, size, style.stroke_width(2)).into_dyn(),
-        _ => (EmptyElement::at(at)
-            + Rectangle::new([(-size, -size), (size, size)], style.filled()))
-        .into_dyn(),
+        0 => area.draw(&Circle::new(at, size, style.filled())),
+        1 => area.draw(&TriangleMarker::new(at, size + 1, style.filled())),
+        2 => area.draw(&Cross::new(at, size, style.stroke_width(2))),
+        _ => area.draw(&Rectangle::new(
+            [(at.0 - size, at.1 - size), (at.0 + size, at.1 + size)],
+            style.filled(),
+        )),
     }
 }
 
@@ -320,7 +328,7 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
     let pad = ((xmax - xmin) * 0.1).max(0.03);
     // Each workload's 144 points spread over a strip of this width, centred
     // on its sampling rate (its only x value).
-    let spread = ((xmax - xmin + 2.0 * pad) / 60.0).max(0.002);
+    let spread = ((xmax - xmin + 2.0 * pad) / 30.0).max(0.004);
     let halves = body.split_evenly((1, 2));
     type Get = fn(&ConfigResult) -> f64;
     let panels: [(&str, Get); 2] = [
@@ -353,14 +361,11 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
             let point = |c: &ConfigResult, k: usize| {
                 (x0 + spread * (k as f64 / (n - 1.0) - 0.5), get(c) * 100.0)
             };
-            chart
-                .draw_series(
-                    r.configs
-                        .iter()
-                        .enumerate()
-                        .map(|(k, c)| marker(i, point(c, k), 4)),
-                )
-                .map_err(|e| err(e.to_string()))?;
+            for (k, c) in r.configs.iter().enumerate() {
+                // The root's coordinates are absolute pixels, as backend_coord's.
+                draw_marker(&root, i, chart.backend_coord(&point(c, k)), 4)
+                    .map_err(|e| err(e.to_string()))?;
+            }
             if let Some((k, c)) = r
                 .configs
                 .iter()
@@ -382,9 +387,7 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
     let entry = |k: usize| (90 + (k % 4) as i32 * 340, 14 + (k / 4) as i32 * 26);
     for (i, r) in results.iter().enumerate() {
         let (x, y) = entry(i);
-        legend
-            .draw(&marker(i, (x, y), 6))
-            .map_err(|e| err(e.to_string()))?;
+        draw_marker(&legend, i, (x, y), 6).map_err(|e| err(e.to_string()))?;
         legend
             .draw_text(
                 &format!(

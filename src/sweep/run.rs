@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gfc::{Cfg, GfcParams, HotFraction, Metrics, Sample};
@@ -297,6 +297,9 @@ struct Active {
 #[derive(Default)]
 struct Queue {
     next_workload: usize,
+    /// Emulations under way: a worker with nothing to do waits for them
+    /// instead of exiting, since each brings 144 replays.
+    emulating: usize,
     active: Vec<Active>,
     finished: BTreeMap<usize, WorkloadResult>,
     problems: BTreeMap<usize, WorkloadError>,
@@ -311,9 +314,15 @@ impl Queue {
         }
         if self.next_workload < workloads {
             self.next_workload += 1;
+            self.emulating += 1;
             return Some(Job::Emulate(self.next_workload - 1));
         }
         None
+    }
+
+    /// Whether a worker finding no job should wait rather than exit.
+    fn more_may_come(&self) -> bool {
+        self.emulating > 0
     }
 
     fn store(&mut self, index: usize, slot: usize, result: ConfigResult, total: usize) {
@@ -327,7 +336,11 @@ impl Queue {
         a.done += 1;
         if a.done == total {
             let a = self.active.swap_remove(pos);
-            let configs = a.results.into_iter().map(|r| r.expect("all done")).collect();
+            let configs = a
+                .results
+                .into_iter()
+                .map(|r| r.expect("all done"))
+                .collect();
             self.finished
                 .insert(index, WorkloadResult::new(&a.data, configs));
         }
@@ -347,45 +360,63 @@ pub fn sweep(
     let start = Instant::now();
     let queue = Mutex::new(Queue::default());
     let slot_of = |p: GfcParams| configs.iter().position(|&c| c == p).expect("listed config");
-    let worker = || loop {
-        let job = queue
-            .lock()
-            .expect("queue lock")
-            .next_job(workloads.len(), configs);
-        match job {
-            None => break,
-            Some(Job::Replay(data, index, params)) => {
-                let result = replay_config(&data, params);
-                drop(data);
-                observer.replayed();
-                queue
-                    .lock()
-                    .expect("queue lock")
-                    .store(index, slot_of(params), result, configs.len());
+    // Signalled whenever an emulation ends: its replays are new jobs (or,
+    // if it failed, perhaps the end of all work).
+    let wake = Condvar::new();
+    let next = || {
+        let mut q = queue.lock().expect("queue lock");
+        loop {
+            if let Some(job) = q.next_job(workloads.len(), configs) {
+                return Some(job);
             }
-            Some(Job::Emulate(index)) => {
-                let w = &workloads[index];
-                let outcome = prepare(w, minutes).and_then(|p| {
-                    observer.emulating(index, &w.name, p.frames);
-                    emulate(&w.name, p, settings, |f| observer.frame(index, f))
-                });
-                observer.emulated(index);
-                let mut q = queue.lock().expect("queue lock");
-                match outcome {
-                    Ok(e) if configs.is_empty() => {
-                        q.finished.insert(index, WorkloadResult::new(&e, Vec::new()));
-                    }
-                    Ok(e) => q.active.push(Active {
+            if !q.more_may_come() {
+                return None;
+            }
+            q = wake.wait(q).expect("queue lock");
+        }
+    };
+    let worker = || {
+        while let Some(job) = next() {
+            match job {
+                Job::Replay(data, index, params) => {
+                    let result = replay_config(&data, params);
+                    drop(data);
+                    observer.replayed();
+                    queue.lock().expect("queue lock").store(
                         index,
-                        data: Arc::new(e),
-                        next_id: 0,
-                        results: vec![None; configs.len()],
-                        done: 0,
-                    }),
-                    Err(err) => {
-                        observer.problem(index, &err);
-                        q.problems.insert(index, err);
+                        slot_of(params),
+                        result,
+                        configs.len(),
+                    );
+                }
+                Job::Emulate(index) => {
+                    let w = &workloads[index];
+                    let outcome = prepare(w, minutes).and_then(|p| {
+                        observer.emulating(index, &w.name, p.frames);
+                        emulate(&w.name, p, settings, |f| observer.frame(index, f))
+                    });
+                    observer.emulated(index);
+                    let mut q = queue.lock().expect("queue lock");
+                    q.emulating -= 1;
+                    match outcome {
+                        Ok(e) if configs.is_empty() => {
+                            q.finished
+                                .insert(index, WorkloadResult::new(&e, Vec::new()));
+                        }
+                        Ok(e) => q.active.push(Active {
+                            index,
+                            data: Arc::new(e),
+                            next_id: 0,
+                            results: vec![None; configs.len()],
+                            done: 0,
+                        }),
+                        Err(err) => {
+                            observer.problem(index, &err);
+                            q.problems.insert(index, err);
+                        }
                     }
+                    drop(q);
+                    wake.notify_all();
                 }
             }
         }

@@ -222,7 +222,13 @@ pub fn config_means(results: &[WorkloadResult]) -> Vec<ConfigMean> {
     let n = results.len() as f64;
     let top3: Vec<Vec<GfcParams>> = results
         .iter()
-        .map(|r| ranked(&r.configs).iter().take(3).map(|c| c.params).collect())
+        .map(|r| {
+            ranked(&r.configs)
+                .iter()
+                .take(3)
+                .map(|c| c.params)
+                .collect()
+        })
         .collect();
     (0..first.configs.len())
         .map(|i| {

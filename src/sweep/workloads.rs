@@ -146,14 +146,12 @@ pub fn parse(
     // (both are accepted).
     let options =
         ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    let shape: FileShape = options
-        .from_str(text)
-        .map_err(|e| WorkloadsError::Parse {
-            path: path.to_path_buf(),
-            line: e.span.start.line,
-            col: e.span.start.col,
-            problem: field_hint(&e.code.to_string()),
-        })?;
+    let shape: FileShape = options.from_str(text).map_err(|e| WorkloadsError::Parse {
+        path: path.to_path_buf(),
+        line: e.span.start.line,
+        col: e.span.start.col,
+        problem: field_hint(&e.code.to_string()),
+    })?;
     if shape.workloads.is_empty() {
         return Err(WorkloadsError::Empty {
             path: path.to_path_buf(),
@@ -283,7 +281,10 @@ mod tests {
         .unwrap();
         assert_eq!(w.len(), 3);
         assert_eq!(w[0].rom, Path::new("/repo/roms-test/maze.nes"));
-        assert_eq!(w[0].movie.as_deref(), Some(Path::new("/repo/movies/maze.fm2")));
+        assert_eq!(
+            w[0].movie.as_deref(),
+            Some(Path::new("/repo/movies/maze.fm2"))
+        );
         assert_eq!(w[0].minutes, Some(1.5));
         assert_eq!(w[1].rom, Path::new("/roms/games/yun.nes"));
         assert_eq!(w[1].movie.as_deref(), Some(Path::new("/abs/yun.fm2")));
@@ -309,11 +310,10 @@ mod tests {
         assert!(e.starts_with("w.ron:2:"), "{e}");
         assert!(e.contains("rom"), "{e}");
 
-        let e = err("(workloads: [\n (name: \"a\", rom: \"a.nes\"),\n\n (name: \"a\", rom: \"b.nes\"),\n])");
-        assert_eq!(
-            e,
-            "w.ron:4: field name: workload \"a\" is listed twice"
+        let e = err(
+            "(workloads: [\n (name: \"a\", rom: \"a.nes\"),\n\n (name: \"a\", rom: \"b.nes\"),\n])",
         );
+        assert_eq!(e, "w.ron:4: field name: workload \"a\" is listed twice");
 
         let e = err("(workloads: [\n (name: \"a\", rom: \"${HOME}/a.nes\"),\n])");
         assert!(e.starts_with("w.ron:2: field rom:"), "{e}");
@@ -333,6 +333,12 @@ mod tests {
             let b = w.iter().find(|w| w.name == name).unwrap();
             assert!(b.rom.is_file(), "{}", b.rom.display());
             assert!(b.movie.as_ref().unwrap().is_file());
+        }
+        // The games' ROMs live outside the repository; their movies inside.
+        let games = load(&repo.join("workloads-games.ron")).unwrap();
+        assert_eq!(games.len(), 8);
+        for g in &games {
+            assert!(g.movie.as_ref().unwrap().is_file(), "{}", g.name);
         }
     }
 }
