@@ -46,6 +46,8 @@ pub enum Command {
     /// Play a ROM in a window with keyboard input.
     Play(crate::play::PlayArgs),
     /// The thesis' experiment: all 144 GFCGaussiano configurations over workloads.
+    // (The variant's doc comment would replace the args' long_about.)
+    #[command(long_about = sweep::LONG_ABOUT)]
     Sweep(sweep::SweepArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
     Movie(movie::MovieArgs),

@@ -21,7 +21,7 @@ use super::{emit, BadInput};
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
 
-const LONG_ABOUT: &str = "\
+pub const LONG_ABOUT: &str = "\
 Reproduces the thesis' chapter 5: each workload is emulated once, recording the exact \
 CFG (the truth) and the sample stream (emulated-time trigger: a batch of --batch \
 instructions every --interval-ms of emulated time). The stream is then replayed through \
@@ -80,7 +80,6 @@ else; the test `cargo test --release --test sweep_snapshots` compares them, and 
 NESPROF_BLESS=1 makes that test re-record instead.";
 
 #[derive(Debug, Args)]
-#[command(long_about = LONG_ABOUT)]
 pub struct SweepArgs {
     /// Sweep this one ROM instead of the bundled workloads.
     #[arg(conflicts_with = "workloads")]
@@ -146,8 +145,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         engine: args.engine.into(),
         ..ProfileSettings::default()
     };
+    // Checked before the (minutes-long) run, and a bad --out is a bad
+    // argument: exit 2.
     std::fs::create_dir_all(args.out.join("cfg"))
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+        .map_err(|e| BadInput(format!("--out: cannot create {}: {e}", args.out.display())))?;
 
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
     eprintln!(
