@@ -13,6 +13,7 @@
 //! stored by (workload, config id).
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -391,9 +392,21 @@ pub fn sweep(
                 }
                 Job::Emulate(index) => {
                     let w = &workloads[index];
-                    let outcome = prepare(w, minutes).and_then(|p| {
-                        observer.emulating(index, &w.name, p.frames);
-                        emulate(&w.name, p, settings, |f| observer.frame(index, f))
+                    // A panic in the emulator (a bug, or a ROM it cannot
+                    // handle) fails this workload only: unwinding past here
+                    // would leave the other workers waiting for it forever.
+                    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        prepare(w, minutes).and_then(|p| {
+                            observer.emulating(index, &w.name, p.frames);
+                            emulate(&w.name, p, settings, |f| observer.frame(index, f))
+                        })
+                    }))
+                    .unwrap_or_else(|panic| {
+                        Err(WorkloadError::Bad(format!(
+                            "{}: the emulation panicked: {}",
+                            w.name,
+                            panic_message(panic.as_ref())
+                        )))
                     });
                     observer.emulated(index);
                     let mut q = queue.lock().expect("queue lock");
@@ -442,7 +455,69 @@ pub fn sweep(
     }
 }
 
+/// The text of a panic payload (`panic!` with a literal or a format).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
 /// Worker threads by default: every core the OS grants us.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::workloads::{bundled, repo_root};
+
+    /// Results depend on neither the thread count nor the scheduling; a
+    /// missing ROM is skipped and the rest still run.
+    #[test]
+    fn threads_do_not_change_results_and_missing_roms_are_skipped() {
+        let mut list: Vec<Workload> = bundled(&repo_root())
+            .into_iter()
+            .filter(|w| w.name == "cfgdemo" || w.name == "maze")
+            .collect();
+        list.insert(
+            1,
+            Workload {
+                name: "absent".into(),
+                rom: "/no/such/rom.nes".into(),
+                movie: None,
+                minutes: None,
+            },
+        );
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(13).collect();
+        let run = |threads| {
+            sweep(
+                &list,
+                &configs,
+                Some(0.05),
+                &ProfileSettings::default(),
+                threads,
+                &Quiet,
+            )
+        };
+        let (one, three) = (run(1), run(3));
+        for outcome in [&one, &three] {
+            assert_eq!(outcome.skipped.len(), 1, "{:?}", outcome.skipped);
+            assert!(outcome.skipped[0].starts_with("absent: ROM"));
+            assert!(outcome.failed.is_empty(), "{:?}", outcome.failed);
+            let names: Vec<&str> = outcome.results.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(names, ["cfgdemo", "maze"]);
+        }
+        for (a, b) in one.results.iter().zip(&three.results) {
+            assert_eq!(a.frame_hash, b.frame_hash);
+            assert_eq!(a.configs.len(), configs.len());
+            for (x, y) in a.configs.iter().zip(&b.configs) {
+                assert_eq!(x.params, y.params);
+                assert_eq!((x.bins, &x.metrics), (y.bins, &y.metrics));
+                assert_eq!(x.similarity_h99, y.similarity_h99);
+            }
+        }
+    }
 }
