@@ -70,6 +70,19 @@ pub struct Block {
     /// Complete executions of the block not yet added to the flow counts
     /// (each covers every op but the last, which is counted as it retires).
     pub pending_body_runs: u64,
+    /// The blocks most recently run after this one (a branch has two
+    /// successors), so a chain of blocks skips the lookup by PC.
+    pub links: [Link; 2],
+}
+
+/// A cached successor: block `id` runs next when the PC is `pc`, valid while
+/// `stamp` (PRG mapping generation and the translator's invalidation epoch)
+/// is unchanged.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Link {
+    pub pc: u16,
+    pub id: u32,
+    pub stamp: u64,
 }
 
 impl Block {
