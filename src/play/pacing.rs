@@ -17,17 +17,20 @@ impl Pacer {
         }
     }
 
-    /// Sleeps until the next frame is due. If we fell more than a few frames
+    /// Sleeps until the next frame is due; returns true if it was already
+    /// past due (the frame was late). If we fell more than a few frames
     /// behind (a stall, a debugger), the schedule restarts from now rather than
     /// racing to catch up.
-    pub fn wait(&mut self) {
+    pub fn wait(&mut self) -> bool {
         let now = Instant::now();
+        let late = now > self.next;
         if self.next > now {
             std::thread::sleep(self.next - now);
         } else if now - self.next > self.period * 4 {
             self.next = now;
         }
         self.next += self.period;
+        late
     }
 
     /// Restarts the schedule (after a pause).

@@ -1,0 +1,152 @@
+//! Live metrics against the ground truth recorded in the same run
+//! (`--truth`): similarity, precision and weighted (DESIGN.md "Metrics").
+//!
+//! Building the exact CFG scans all 64K addresses and takes milliseconds, too
+//! much for a 16.7 ms frame, so it runs on its own thread: about once a second
+//! the emulation thread flushes the probes and hands over a copy of the flow
+//! counts (a memcpy), and only if the worker is idle. The result comes back
+//! behind a lock the emulation thread only ever `try_lock`s.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use emu::flow_counts::FlowCounts;
+use gfc::{Cfg, Metrics};
+use parking_lot::{Mutex, RwLock};
+use profiler::builder::Snapshot;
+
+/// What the panel shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiveMetrics {
+    pub similarity: f64,
+    pub precision: f64,
+    pub weighted: f64,
+    pub edges_h90: usize,
+    /// Frame whose counts were compared.
+    pub frame: u64,
+    epoch: u64,
+}
+
+struct Job {
+    counts: Box<FlowCounts>,
+    frame: u64,
+    epoch: u64,
+}
+
+/// Metrics of the hot graph `g` against the truth built from `counts`.
+pub fn compare(g: &Cfg, counts: &FlowCounts, frame: u64) -> LiveMetrics {
+    let truth = profiler::truth::build(counts);
+    let h90 = gfc::h90(&truth);
+    let m = Metrics::compute(g, &truth, &h90, 0, 0);
+    LiveMetrics {
+        similarity: m.similarity,
+        precision: m.precision,
+        weighted: m.weighted,
+        edges_h90: m.edges_h90,
+        frame,
+        epoch: 0,
+    }
+}
+
+pub struct TruthWorker {
+    tx: Option<SyncSender<Job>>,
+    busy: Arc<AtomicBool>,
+    result: Arc<Mutex<Option<LiveMetrics>>>,
+    /// Bumped on reset: results computed for an older graph are dropped.
+    epoch: u64,
+    latest: Option<LiveMetrics>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TruthWorker {
+    pub fn spawn(snapshot: Arc<RwLock<Snapshot>>) -> TruthWorker {
+        let (tx, rx) = sync_channel::<Job>(1);
+        let busy = Arc::new(AtomicBool::new(false));
+        let result = Arc::new(Mutex::new(None));
+        let (b, r) = (busy.clone(), result.clone());
+        let thread = std::thread::Builder::new()
+            .name("nesprof-overlay-truth".into())
+            .spawn(move || work(rx, snapshot, b, r))
+            .expect("spawn the overlay's truth thread");
+        TruthWorker {
+            tx: Some(tx),
+            busy,
+            result,
+            epoch: 0,
+            latest: None,
+            thread: Some(thread),
+        }
+    }
+
+    /// Whether a new comparison would be taken now.
+    pub fn idle(&self) -> bool {
+        !self.busy.load(Ordering::Acquire)
+    }
+
+    /// Hands the worker a copy of the counts (call only when [`idle`]).
+    ///
+    /// [`idle`]: TruthWorker::idle
+    pub fn submit(&mut self, counts: &FlowCounts, frame: u64) {
+        let Some(tx) = &self.tx else { return };
+        self.busy.store(true, Ordering::Release);
+        let job = Job {
+            counts: Box::new(counts.clone()),
+            frame,
+            epoch: self.epoch,
+        };
+        if tx.try_send(job).is_err() {
+            self.busy.store(false, Ordering::Release);
+        }
+    }
+
+    /// The latest result for the current graph, if any.
+    pub fn latest(&mut self) -> Option<LiveMetrics> {
+        if let Some(guard) = self.result.try_lock() {
+            if let Some(m) = *guard {
+                if m.epoch == self.epoch {
+                    self.latest = Some(m);
+                }
+            }
+        }
+        self.latest
+    }
+
+    /// Sets the result directly (the headless path computes it in place).
+    pub fn set(&mut self, mut m: LiveMetrics) {
+        m.epoch = self.epoch;
+        self.latest = Some(m);
+    }
+
+    /// Forgets results: the graph started over.
+    pub fn reset(&mut self) {
+        self.epoch += 1;
+        self.latest = None;
+    }
+}
+
+fn work(
+    rx: Receiver<Job>,
+    snapshot: Arc<RwLock<Snapshot>>,
+    busy: Arc<AtomicBool>,
+    result: Arc<Mutex<Option<LiveMetrics>>>,
+) {
+    while let Ok(job) = rx.recv() {
+        // The graph is cloned out so the builder is held up only for a copy.
+        let graph = snapshot.read().graph.clone();
+        let mut m = compare(&graph, &job.counts, job.frame);
+        m.epoch = job.epoch;
+        *result.lock() = Some(m);
+        busy.store(false, Ordering::Release);
+    }
+}
+
+impl Drop for TruthWorker {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
