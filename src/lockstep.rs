@@ -4,6 +4,7 @@
 //! registers, cycle counter, bus-access count, and frame hashes every frame.
 //! The first divergence is reported with the instruction that produced it.
 
+use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::{Cartridge, Nes};
 
@@ -42,6 +43,16 @@ impl Lockstep {
         Ok(Lockstep { interp, translated })
     }
 
+    /// Both machines powered on as FCEUX does for `replay`'s movie.
+    pub fn from_replay(replay: &Replay, single_step: bool) -> Result<Lockstep, String> {
+        let mut interp = replay.power_on().map_err(|e| e.to_string())?;
+        interp.set_engine(Engine::Interpreter);
+        let mut translated = replay.power_on().map_err(|e| e.to_string())?;
+        translated.set_engine(Engine::Translator);
+        translated.set_single_step_blocks(single_step);
+        Ok(Lockstep { interp, translated })
+    }
+
     /// Runs `frames` frames in lockstep; `buttons(frame)` gives controller 1.
     /// Returns the number of comparisons made, or a description of the first
     /// divergence.
@@ -51,39 +62,70 @@ impl Lockstep {
             let pad = buttons(frame);
             self.interp.set_buttons(0, pad);
             self.translated.set_buttons(0, pad);
-            self.translated.bus.ppu.frame_complete = false;
-            self.interp.bus.ppu.frame_complete = false;
-            while !self.translated.bus.ppu.frame_complete {
-                let before = snapshot(&self.translated);
-                let pc = self.translated.cpu.pc;
-                self.translated.run_some();
-                let target = self.translated.retired;
-                while self.interp.retired < target {
-                    self.interp.step();
-                }
-                let (a, b) = (snapshot(&self.interp), snapshot(&self.translated));
-                comparisons += 1;
-                if a != b {
-                    return Err(format!(
-                        "frame {frame}: engines diverged in the run starting at ${pc:04X} ({}) \
-                         after instruction #{}:\n  interpreter {a:?}\n  translator  {b:?}\n  before      {before:?}",
-                        emu::disasm::plain(pc, &[self.interp.peek(pc), self.interp.peek(pc.wrapping_add(1)), self.interp.peek(pc.wrapping_add(2))]),
-                        b.retired
-                    ));
-                }
+            comparisons += self.frame(frame)?;
+        }
+        Ok(comparisons)
+    }
+
+    /// Replays the movie on both machines up to the end of frame `frames`
+    /// (counted as `nesprof run --movie` counts them), in lockstep.
+    pub fn run_replay(&mut self, replay: &Replay, frames: u64) -> Result<u64, String> {
+        let mut comparisons = 0;
+        while self.translated.frame_count() < frames {
+            let frame = self.translated.frame_count();
+            for nes in [&mut self.interp, &mut self.translated] {
+                replay.apply(nes, frames).map_err(|e| e.to_string())?;
             }
-            if !self.interp.bus.ppu.frame_complete {
+            // Resets and power cycles happen between frames: compare after them.
+            let (a, b) = (snapshot(&self.interp), snapshot(&self.translated));
+            if a != b || self.interp.frame_count() != self.translated.frame_count() {
                 return Err(format!(
-                    "frame {frame}: the interpreter did not end the frame with the translator"
+                    "frame {frame}: engines differ after the movie's commands:\n  interpreter {a:?}\n  translator  {b:?}"
                 ));
             }
-            self.interp.sync();
-            self.translated.sync();
-            if self.interp.frame_hash() != self.translated.frame_hash()
-                || self.interp.ram() != self.translated.ram()
-            {
-                return Err(format!("frame {frame}: frame or RAM differs"));
+            if self.translated.frame_count() >= frames {
+                break;
             }
+            comparisons += self.frame(self.translated.frame_count())?;
+        }
+        Ok(comparisons)
+    }
+
+    /// One frame in lockstep; returns the comparisons made.
+    fn frame(&mut self, frame: u64) -> Result<u64, String> {
+        let mut comparisons = 0;
+        self.translated.bus.ppu.frame_complete = false;
+        self.interp.bus.ppu.frame_complete = false;
+        while !self.translated.bus.ppu.frame_complete {
+            let before = snapshot(&self.translated);
+            let pc = self.translated.cpu.pc;
+            self.translated.run_some();
+            let target = self.translated.retired;
+            while self.interp.retired < target {
+                self.interp.step();
+            }
+            let (a, b) = (snapshot(&self.interp), snapshot(&self.translated));
+            comparisons += 1;
+            if a != b {
+                return Err(format!(
+                    "frame {frame}: engines diverged in the run starting at ${pc:04X} ({}) \
+                     after instruction #{}:\n  interpreter {a:?}\n  translator  {b:?}\n  before      {before:?}",
+                    emu::disasm::plain(pc, &[self.interp.peek(pc), self.interp.peek(pc.wrapping_add(1)), self.interp.peek(pc.wrapping_add(2))]),
+                    b.retired
+                ));
+            }
+        }
+        if !self.interp.bus.ppu.frame_complete {
+            return Err(format!(
+                "frame {frame}: the interpreter did not end the frame with the translator"
+            ));
+        }
+        self.interp.sync();
+        self.translated.sync();
+        if self.interp.frame_hash() != self.translated.frame_hash()
+            || self.interp.ram() != self.translated.ram()
+        {
+            return Err(format!("frame {frame}: frame or RAM differs"));
         }
         Ok(comparisons)
     }

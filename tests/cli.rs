@@ -174,8 +174,22 @@ fn bad_arguments_exit_2() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for cmd in ["run", "test", "trace"] {
-        let out = nesprof(&[cmd, "--help"]);
+    for cmd in [
+        &["run"][..],
+        &["test"],
+        &["trace"],
+        &["play"],
+        &["profile"],
+        &["movie"],
+        &["cfg"],
+        &["cfg", "record"],
+        &["cfg", "dot"],
+        &["cfg", "diff"],
+    ] {
+        let cmd = cmd.join(" ");
+        let mut args: Vec<&str> = cmd.split(' ').collect();
+        args.push("--help");
+        let out = nesprof(&args);
         assert!(out.status.success(), "{cmd} --help");
         assert!(stdout(&out).contains("Usage"), "{cmd} --help");
     }
@@ -204,4 +218,83 @@ fn test_reports_pass_fail_and_totals() {
         "{text}"
     );
     assert_eq!(text.lines().last(), Some("0 passed, 1 failed"));
+}
+
+#[test]
+fn cfg_record_dot_and_diff() {
+    let rom = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("roms-test/cfgdemo.nes");
+    let rom = rom.display().to_string();
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).display().to_string();
+    let (interp, translate, dot) = (path("i.ron"), path("t.ron"), path("t.dot"));
+
+    let out = nesprof(&[
+        "cfg", "record", &rom, "--frames", "60", "--engine", "interp", "--out", &interp,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line = stdout(&out);
+    let f = fields(line.lines().last().unwrap());
+    let keys: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "frames",
+            "instructions",
+            "blocks",
+            "edges",
+            "edges_h90",
+            "fps",
+            "frame_hash"
+        ]
+    );
+    assert_eq!(f[0].1, "60");
+    assert_eq!(f[2].1, "9", "cfgdemo has nine blocks");
+
+    let out = nesprof(&[
+        "cfg", "record", &rom, "--frames", "60", "--out", &translate, "--dot", &dot,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&dot).unwrap();
+    assert!(text.starts_with("digraph cfg {"), "{text}");
+    assert!(
+        text.contains("$8016-$801A"),
+        "blocks labelled by address range: {text}"
+    );
+    // Graphviz (installed by .ci/run) accepts it.
+    let svg = Command::new("dot")
+        .args(["-Tsvg", "-o", "/dev/null", &dot])
+        .output()
+        .expect("graphviz's `dot` is installed (apt-get install graphviz)");
+    assert!(svg.status.success(), "{}", stderr(&svg));
+
+    let out = nesprof(&["cfg", "diff", &interp, &translate]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).starts_with("identical: 9 blocks"));
+
+    // A shorter run has smaller counts: reported, exit 1.
+    let short = path("short.ron");
+    let out = nesprof(&["cfg", "record", &rom, "--frames", "30", "--out", &short]);
+    assert!(out.status.success());
+    let out = nesprof(&["cfg", "diff", &interp, &short]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("edge counts that differ"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = nesprof(&["cfg", "dot", &translate]);
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("digraph"));
+
+    let bad = temp_file("bad.ron", b"not a record");
+    let out = nesprof(&["cfg", "dot", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a CFG record"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

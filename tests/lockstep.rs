@@ -58,8 +58,63 @@ fn test_roms_block_mode() {
     run_all("test ROMs", &roms, 240, false);
 }
 
+/// Frames of each workload's movie run in lockstep: the first 30 s of play
+/// by default; `NESPROF_LOCKSTEP_FRAMES=18000` runs the whole movies (about
+/// three minutes).
+fn movie_frames() -> u64 {
+    std::env::var("NESPROF_LOCKSTEP_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1800)
+}
+
 #[test]
-fn workloads_block_mode() {
+fn workloads_with_their_movies() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut failures = Vec::new();
+    let mut comparisons = 0;
+    let mut count = 0;
+    let frames = movie_frames();
+    for entry in std::fs::read_dir(repo.join("movies")).unwrap() {
+        let movie_path = entry.unwrap().path();
+        let Some(stem) = movie_path
+            .file_stem()
+            .filter(|_| movie_path.extension().is_some_and(|e| e == "fm2"))
+            .map(|s| s.to_string_lossy().into_owned())
+        else {
+            continue;
+        };
+        let local = repo.join(format!("roms-test/{stem}.nes"));
+        let rom_path = if local.exists() {
+            local
+        } else {
+            common::roms_root().join(format!("games/{stem}.nes"))
+        };
+        if !rom_path.exists() {
+            continue; // a movie for a ROM that is not a workload (format tests)
+        }
+        count += 1;
+        let rom = std::fs::read(&rom_path).unwrap();
+        let movie = emu::movie::Movie::load(&movie_path).unwrap();
+        let replay = emu::movie::Replay::new(&rom, &movie).unwrap();
+        let result = Lockstep::from_replay(&replay, false)
+            .and_then(|mut pair| pair.run_replay(&replay, frames));
+        match result {
+            Ok(n) => comparisons += n,
+            Err(e) => failures.push(format!("{stem} with its movie: {e}")),
+        }
+    }
+    println!(
+        "workloads: {count} movies x {frames} frames, {comparisons} comparisons, {} diverged",
+        failures.len()
+    );
+    assert!(count >= 13, "every workload has a movie");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The workloads again with a pseudo-random pad (inputs no movie makes).
+#[test]
+fn workloads_with_random_input() {
     let mut roms = manifest_roms(&["games/"]);
     let rt = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test");
     for entry in std::fs::read_dir(&rt).unwrap() {
@@ -69,7 +124,7 @@ fn workloads_block_mode() {
         }
     }
     roms.sort();
-    run_all("workloads", &roms, 900, false);
+    run_all("workloads", &roms, 600, false);
 }
 
 #[test]

@@ -163,6 +163,9 @@ impl Nes {
     /// (a whole block on the translator).
     #[inline]
     pub fn run_some(&mut self) {
+        if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
+            t.flush_on_bank_switch(self.bus.cart.banks.prg_generation, flow);
+        }
         if self.engine == Engine::Interpreter {
             self.step();
             return;

@@ -2,6 +2,7 @@
 //! The contract (argument names, last-line formats, exit codes) is fixed by
 //! DESIGN.md; scripts and tests depend on it.
 
+mod cfg;
 pub mod movie;
 pub mod profile;
 pub mod run;
@@ -45,6 +46,8 @@ pub enum Command {
     Play(crate::play::PlayArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
     Movie(movie::MovieArgs),
+    /// The exact CFG: record it from a run, render it as DOT, diff two records.
+    Cfg(cfg::CfgArgs),
 }
 
 /// Runs the parsed command line; errors are reported by the caller.
@@ -56,6 +59,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => crate::play::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
+        Command::Cfg(args) => cfg::run(args),
     }
 }
 

@@ -86,6 +86,10 @@ pub struct Translator {
     prg_rom_index: Vec<u32>,
     /// Invalidations per RAM entry point.
     ram_churn: Vec<u16>,
+    /// Blocks with pending counts not yet added to the flow counts.
+    dirty: Vec<u32>,
+    /// PRG mapping generation at the last flush of pending counts.
+    flushed_generation: u32,
     pub stats: TranslatorStats,
 }
 
@@ -267,8 +271,24 @@ impl Translator {
 
     /// Adds every block's pending counts to `counts` (before reading them).
     pub fn flush_counts(&mut self, counts: &mut FlowCounts) {
-        for block in self.blocks.iter_mut().filter(|b| b.valid) {
-            Self::flush_block(block, counts);
+        for id in std::mem::take(&mut self.dirty) {
+            let block = &mut self.blocks[id as usize];
+            if block.valid {
+                Self::flush_block(block, counts);
+            }
+        }
+    }
+
+    /// Flushes pending counts if the PRG mapping changed since the last
+    /// flush. The flow counts remember the last opcode executed at each CPU
+    /// address, and under another bank the same address holds other code:
+    /// flushing at every mapping change keeps "last" in execution order, as
+    /// the interpreter records it.
+    #[inline]
+    pub fn flush_on_bank_switch(&mut self, generation: u32, counts: &mut FlowCounts) {
+        if generation != self.flushed_generation {
+            self.flush_counts(counts);
+            self.flushed_generation = generation;
         }
     }
 
@@ -317,6 +337,9 @@ impl Translator {
                 // retires; the rest are counted per run in bulk.
                 let last = &block.ops[n - 1];
                 c.instruction(last.pc, last.bytes[0], cpu.pc, cpu.s);
+                if block.pending_body_runs == 0 {
+                    self.dirty.push(id);
+                }
                 block.pending_body_runs += 1;
             } else {
                 // A partial run: the ops that retired are all straight-line.

@@ -1,0 +1,133 @@
+//! What profiling costs. `probes/*`: a game replaying its movie, 60 frames
+//! per iteration, with nothing attached, the sampler alone (X = 3 ms of
+//! emulated time, N = 25, batches converted and offered to a live builder
+//! thread as `nesprof profile` does), the ground-truth recorder alone, and
+//! both; on each engine. `builder/*`: GFCGaussiano's cost per batch on a
+//! recorded stream of real batches (thesis-best configuration).
+//! Run: `cargo bench --bench profiler`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use emu::movie::{Movie, Replay};
+use emu::nes::Engine;
+use emu::sampling::{SampleCapture, Trigger};
+use emu::{FlowCounts, Nes};
+use gfc::Sample;
+use profiler::builder::BuilderHandle;
+use profiler::session::{self, ProfileSettings};
+
+const FRAMES_PER_ITER: u64 = 60;
+/// Frames run before measuring, to get past the title screen.
+const WARMUP_FRAMES: u64 = 600;
+
+fn replay(game: &str) -> Replay {
+    let rom = std::fs::read(nesprof::testrom::roms_dir().join("games").join(game)).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stem = game.trim_end_matches(".nes");
+    let movie = Movie::load(&root.join(format!("movies/{stem}.fm2"))).unwrap();
+    Replay::new(&rom, &movie).unwrap()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Probes {
+    Off,
+    Sampler,
+    Truth,
+    Both,
+}
+
+/// A machine on `engine` with `probes`, past the warm-up; the builder is
+/// kept alive beside it for the sampler's batches.
+struct Rig {
+    nes: Nes,
+    builder: Option<BuilderHandle>,
+}
+
+fn rig(replay: &Replay, engine: Engine, probes: Probes) -> Rig {
+    let mut nes = replay.power_on().unwrap();
+    nes.set_engine(engine);
+    if matches!(probes, Probes::Truth | Probes::Both) {
+        nes.probes.flow = Some(Box::new(FlowCounts::new()));
+    }
+    let builder = if matches!(probes, Probes::Sampler | Probes::Both) {
+        let trigger = Trigger::Emulated {
+            interval_cycles: session::ms_to_cycles(3.0),
+            jitter_cycles: 0,
+            seed: 0,
+        };
+        nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+        Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64))
+    } else {
+        None
+    };
+    let mut rig = Rig { nes, builder };
+    frames(&mut rig, replay, WARMUP_FRAMES);
+    rig
+}
+
+fn frames(rig: &mut Rig, replay: &Replay, count: u64) {
+    let end = rig.nes.frame_count() + count;
+    while rig.nes.frame_count() < end {
+        replay.apply(&mut rig.nes, u64::MAX).unwrap();
+        rig.nes.run_frame();
+        if let (Some(sampler), Some(builder)) = (rig.nes.probes.sampler.as_mut(), &mut rig.builder)
+        {
+            for batch in sampler.take_batches() {
+                builder.offer(profiler::convert::batch(&batch));
+            }
+        }
+    }
+}
+
+fn probes(c: &mut Criterion) {
+    for game in ["lunarlimit.nes", "fff.nes"] {
+        let replay = replay(game);
+        for engine in [Engine::Interpreter, Engine::Translator] {
+            let mut group = c.benchmark_group(format!("probes/{game}/{engine:?}"));
+            group.throughput(Throughput::Elements(FRAMES_PER_ITER));
+            for p in [Probes::Off, Probes::Sampler, Probes::Truth, Probes::Both] {
+                // One machine per variant, running on through the movie
+                // across iterations (a fresh one per iteration would spend
+                // most of the bench in the warm-up).
+                let mut rig = rig(&replay, engine, p);
+                group.bench_function(format!("{p:?}"), |b| {
+                    b.iter(|| frames(&mut rig, &replay, FRAMES_PER_ITER))
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+/// Real batches: lunarlimit's and fff's first 3000 frames at the thesis rate.
+fn recorded_batches(game: &str) -> Vec<Vec<Sample>> {
+    let replay = replay(game);
+    let mut nes = replay.power_on().unwrap();
+    session::run(
+        &mut nes,
+        Some(&replay),
+        3000,
+        &ProfileSettings::default(),
+        |_| {},
+    )
+    .unwrap()
+    .batches
+}
+
+fn builder(c: &mut Criterion) {
+    let mut group = c.benchmark_group("builder");
+    for game in ["lunarlimit.nes", "fff.nes"] {
+        let batches = recorded_batches(game);
+        group.throughput(Throughput::Elements(batches.len() as u64));
+        group.bench_function(format!("{game}/{}_batches", batches.len()), |b| {
+            b.iter(|| session::replay_batches(&batches, gfc::THESIS_BEST))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = probes, builder
+}
+criterion_main!(benches);

@@ -1,0 +1,244 @@
+//! The ground-truth recorder (issue 6): a CFG derived by hand from a program's
+//! source; both engines recording the identical CFG; and profiling (recorder
+//! and sampler) never changing what the emulator computes.
+
+mod common;
+
+use std::path::PathBuf;
+
+use emu::movie::{Movie, Replay};
+use emu::nes::Engine;
+use emu::{Cartridge, FlowCounts, Nes};
+use gfc::Cfg;
+use profiler::session::{self, ProfileSettings};
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn record_truth(rom: &[u8], frames: u64, engine: Engine) -> Cfg {
+    let mut nes = Nes::new(Cartridge::from_bytes(rom).unwrap());
+    nes.set_engine(engine);
+    nes.probes.flow = Some(Box::new(FlowCounts::new()));
+    while nes.frame_count() < frames {
+        nes.run_frame();
+    }
+    nes.flush_probes();
+    profiler::truth::build(nes.probes.flow.as_ref().unwrap())
+}
+
+/// cfgdemo's CFG, derived by hand from roms-test/cfgdemo.s with DESIGN.md's
+/// rules (addresses from cfgdemo.lbl).
+#[test]
+fn cfgdemo_matches_the_hand_derived_cfg() {
+    const RESET: u32 = 0x8000;
+    const MAIN: u32 = 0x800F;
+    const INNER: u32 = 0x8016;
+    const CALL: u32 = 0x801B;
+    const TEST: u32 = 0x801E;
+    const THEN: u32 = 0x8024;
+    const JOIN: u32 = 0x802A;
+    const SUB: u32 = 0x802D;
+    const NMI: u32 = 0x8038;
+    let rom = std::fs::read(repo("roms-test/cfgdemo.nes")).unwrap();
+    for engine in [Engine::Interpreter, Engine::Translator] {
+        let cfg = record_truth(&rom, 300, engine);
+        // Blocks: each leader and the instructions up to the next control
+        // transfer or leader.
+        let expected_blocks: Vec<(u32, Vec<u32>)> = vec![
+            (
+                RESET,
+                vec![
+                    0x8000, 0x8001, 0x8002, 0x8004, 0x8005, 0x8007, 0x8009, 0x800B, 0x800D,
+                ],
+            ),
+            (MAIN, vec![0x800F, 0x8011, 0x8014]),
+            (INNER, vec![0x8016, 0x8018, 0x8019]),
+            (CALL, vec![0x801B]),
+            (TEST, vec![0x801E, 0x8020, 0x8022]),
+            (THEN, vec![0x8024, 0x8026, 0x8028]),
+            (JOIN, vec![0x802A]),
+            (SUB, vec![0x802D, 0x802F, 0x8031, 0x8032, 0x8035, 0x8037]),
+            (
+                NMI,
+                vec![
+                    0x8038, 0x8039, 0x803A, 0x803B, 0x803D, 0x8040, 0x8042, 0x8045, 0x8047, 0x804A,
+                    0x804C, 0x804F, 0x8052, 0x8054, 0x8055, 0x8056, 0x8057,
+                ],
+            ),
+        ];
+        let blocks: Vec<(u32, Vec<u32>)> =
+            cfg.blocks().map(|b| (b.entry, b.instrs.clone())).collect();
+        assert_eq!(blocks, expected_blocks, "{engine:?}: blocks");
+
+        // Edges: the ten transitions of the main loop; the NMI handler has
+        // none (hardware interrupts are events, not edges).
+        let mut edges: Vec<(u32, u32)> = cfg.edges().iter().map(|e| (e.src, e.dst)).collect();
+        edges.sort();
+        let mut expected = vec![
+            (RESET, MAIN),
+            (MAIN, INNER),
+            (INNER, INNER),
+            (INNER, CALL),
+            (CALL, SUB),
+            (SUB, TEST),
+            (TEST, JOIN),
+            (TEST, THEN),
+            (THEN, JOIN),
+            (JOIN, MAIN),
+        ];
+        expected.sort();
+        assert_eq!(edges, expected, "{engine:?}: edges");
+
+        // Counts follow from the source: 16 inner passes per main pass, the
+        // call once per pass, THEN or JOIN once per return. The run stops
+        // mid-loop, so allow the pass in progress.
+        let e = |s, d| cfg.edge(s, d).unwrap();
+        let passes = e(INNER, CALL);
+        assert!(passes > 1000, "the main loop ran {passes} times");
+        assert_eq!(e(RESET, MAIN), 1);
+        assert!(
+            e(INNER, INNER).abs_diff(15 * passes) <= 15,
+            "{} vs 15 x {passes}",
+            e(INNER, INNER)
+        );
+        assert!(e(CALL, SUB).abs_diff(passes) <= 1);
+        assert!(e(SUB, TEST).abs_diff(passes) <= 1);
+        assert!((e(TEST, JOIN) + e(TEST, THEN)).abs_diff(e(SUB, TEST)) <= 1);
+        assert_eq!(e(THEN, JOIN).abs_diff(e(TEST, THEN)), 0);
+        // A colour step every 30 NMIs.
+        let nmis = *cfg.interrupts().get(&NMI).unwrap();
+        assert!(
+            e(TEST, THEN).abs_diff(nmis / 30) <= 1,
+            "{} steps for {nmis} NMIs",
+            e(TEST, THEN)
+        );
+    }
+}
+
+/// The first `frames` frames of a workload's movie.
+fn workload(stem: &str) -> (Vec<u8>, Replay) {
+    let rom_path = if repo(&format!("roms-test/{stem}.nes")).exists() {
+        repo(&format!("roms-test/{stem}.nes"))
+    } else {
+        common::roms_root().join(format!("games/{stem}.nes"))
+    };
+    let rom = std::fs::read(&rom_path).unwrap();
+    let movie = Movie::load(&repo(&format!("movies/{stem}.fm2"))).unwrap();
+    let replay = Replay::new(&rom, &movie).unwrap();
+    (rom, replay)
+}
+
+fn run_movie(
+    replay: &Replay,
+    frames: u64,
+    engine: Engine,
+    probes: bool,
+) -> (Vec<u64>, Option<Cfg>, Option<profiler::session::ProfileRun>) {
+    let mut nes = replay.power_on().unwrap();
+    nes.set_engine(engine);
+    if probes {
+        let settings = ProfileSettings {
+            engine,
+            ..ProfileSettings::default()
+        };
+        let run = session::run(&mut nes, Some(replay), frames, &settings, |_| {}).unwrap();
+        return (
+            vec![run.frame_hash, run.ram_hash],
+            Some(run.truth.clone()),
+            Some(run),
+        );
+    }
+    let mut hashes = Vec::new();
+    while nes.frame_count() < frames {
+        replay.apply(&mut nes, frames).unwrap();
+        nes.run_frame();
+        hashes.push(nes.frame_hash());
+    }
+    (vec![nes.frame_hash(), nes.ram_hash()], None, None)
+}
+
+const WORKLOADS: [&str; 5] = ["maze", "snake", "fff", "novathesquirrel", "yun"];
+const FRAMES: u64 = 1200;
+
+/// Both engines record the identical CFG for the same run (self-modifying
+/// code in maze and snake, bank switching in fff/UxROM, nova/MMC1, yun/CNROM).
+#[test]
+fn both_engines_record_the_same_cfg() {
+    for stem in WORKLOADS {
+        let (_, replay) = workload(stem);
+        let (_, a, _) = run_movie(&replay, FRAMES, Engine::Interpreter, true);
+        let (_, b, _) = run_movie(&replay, FRAMES, Engine::Translator, true);
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let d = profiler::diff::diff(&a, &b);
+        assert!(
+            d.is_empty(),
+            "{stem}: {}",
+            profiler::diff::report(&d, "interpreter", "translator", 10)
+        );
+        assert!(a.num_edges() > 20, "{stem}: {} edges", a.num_edges());
+    }
+}
+
+/// Frames and RAM are identical with the recorder and sampler on or off, on
+/// both engines.
+#[test]
+fn profiling_never_perturbs_emulation() {
+    for stem in WORKLOADS {
+        let (_, replay) = workload(stem);
+        let (plain, _, _) = run_movie(&replay, FRAMES, Engine::Translator, false);
+        for engine in [Engine::Interpreter, Engine::Translator] {
+            let (profiled, _, run) = run_movie(&replay, FRAMES, engine, true);
+            assert_eq!(
+                plain, profiled,
+                "{stem} on {engine:?}: profiling changed frame or RAM"
+            );
+            assert!(run.unwrap().batches.len() > 100);
+        }
+    }
+}
+
+/// Replaying the recorded batches through a fresh GFCGaussiano gives the live
+/// builder's graph exactly (no batches were dropped).
+#[test]
+fn replaying_the_stream_gives_the_live_graph() {
+    for stem in ["maze", "lunarlimit"] {
+        let (_, replay) = workload(stem);
+        let (_, _, run) = run_movie(&replay, FRAMES, Engine::Translator, true);
+        let run = run.unwrap();
+        assert_eq!(run.dropped_batches, 0);
+        let replayed = session::replay_batches(&run.batches, gfc::THESIS_BEST);
+        let live = ron::to_string(run.gfc.graph()).unwrap();
+        let again = ron::to_string(replayed.graph()).unwrap();
+        assert_eq!(
+            live, again,
+            "{stem}: replayed graph differs from the live one"
+        );
+        // And through the sample-stream file format.
+        let mut w = profiler::stream::StreamWriter::new(
+            Vec::new(),
+            &profiler::stream::StreamHeader {
+                rom_hash: String::new(),
+                rom_name: stem.into(),
+                movie: None,
+                trigger: "emulated".into(),
+                interval_ms: 3.0,
+                batch_len: 25,
+                jitter_ms: 0.0,
+                seed: 0,
+            },
+        )
+        .unwrap();
+        for b in &run.batches {
+            w.batch(b).unwrap();
+        }
+        let bytes = w.finish(&Default::default()).unwrap();
+        let stream = profiler::stream::parse(&bytes, std::path::Path::new(stem)).unwrap();
+        let from_file = session::replay_batches(&stream.batches, gfc::THESIS_BEST);
+        assert_eq!(
+            live,
+            ron::to_string(from_file.graph()).unwrap(),
+            "{stem}: via the stream file"
+        );
+    }
+}
