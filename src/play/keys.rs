@@ -188,7 +188,10 @@ mod tests {
         assert!(KeyMap::parse("a=Nope").is_err());
         assert!(KeyMap::parse("a=P").is_err());
         for reserved in ["O", "c", "1", "4", "r"] {
-            assert!(KeyMap::parse(&format!("b={reserved}")).is_err(), "{reserved}");
+            assert!(
+                KeyMap::parse(&format!("b={reserved}")).is_err(),
+                "{reserved}"
+            );
         }
         assert!(KeyMap::parse("b=5").is_ok());
         let held = map.buttons(|k| k == Key::K || k == Key::Up);

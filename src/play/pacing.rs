@@ -17,13 +17,13 @@ impl Pacer {
         }
     }
 
-    /// Sleeps until the next frame is due; returns true if it was already
-    /// past due (the frame was late). If we fell more than a few frames
-    /// behind (a stall, a debugger), the schedule restarts from now rather than
-    /// racing to catch up.
-    pub fn wait(&mut self) -> bool {
+    /// Sleeps until the next frame is due; returns how far past due it
+    /// already was (zero for a frame on time). If we fell more than a few
+    /// frames behind (a stall, a debugger), the schedule restarts from now
+    /// rather than racing to catch up.
+    pub fn wait(&mut self) -> Duration {
         let now = Instant::now();
-        let late = now > self.next;
+        let late = now.saturating_duration_since(self.next);
         if self.next > now {
             std::thread::sleep(self.next - now);
         } else if now - self.next > self.period * 4 {

@@ -104,7 +104,10 @@ impl Axis {
 
     /// Rows per byte in the ROM band.
     pub fn rom_rows_per_byte(&self) -> f32 {
-        let rom = self.segments.last().expect("the ROM band is always present");
+        let rom = self
+            .segments
+            .last()
+            .expect("the ROM band is always present");
         (rom.y1 - rom.y0) / (rom.hi - rom.lo) as f32
     }
 }

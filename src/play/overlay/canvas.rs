@@ -179,7 +179,6 @@ mod tests {
         c.fill_rect(-5, -5, 100, 100, 7);
         c.put(4, 0, 9);
         c.line((0, 0), (20, 20), 3, 5);
-        drop(c);
         let painted: usize = buf.iter().filter(|&&p| p != 0).count();
         assert_eq!(painted, 16);
         assert_eq!(buf[2 * 10 + 2], 5);

@@ -67,12 +67,16 @@ impl Default for Ramps {
     }
 }
 
-/// `value` on a log scale between 1 and `max`, as 0..=255.
-pub fn log_level(value: u64, max: u64) -> u32 {
-    if value <= 1 || max <= 1 {
-        return 0;
+/// `value` on a log scale between `min` and `max`, as 0..=255: the drawn
+/// edges are the hottest ones, so their own range, not 1..max, spreads them
+/// over the whole ramp.
+pub fn log_between(value: u64, min: u64, max: u64) -> u32 {
+    let lo = min.max(1) as f32;
+    let hi = max as f32;
+    if hi <= lo {
+        return 255;
     }
-    let v = (value as f32).ln() / (max as f32).ln();
+    let v = ((value as f32).max(lo) / lo).ln() / (hi / lo).ln();
     (v.clamp(0.0, 1.0) * 255.0) as u32
 }
 
@@ -99,8 +103,10 @@ mod tests {
         assert_eq!(r.recent[255], RECENT_STOPS[3]);
         assert_eq!(mix(0x000000, 0xffffff, 255), 0xffffff);
         assert_eq!(mix(0x000000, 0xffffff, 0), 0);
-        assert_eq!(log_level(1000, 1000), 255);
-        assert_eq!(log_level(1, 1000), 0);
+        assert_eq!(log_between(10, 10, 1000), 0);
+        assert_eq!(log_between(1000, 10, 1000), 255);
+        assert_eq!(log_between(100, 10, 1000), 127);
+        assert_eq!(log_between(7, 7, 7), 255);
         assert_eq!(recency_level(0, 600), 255);
         assert_eq!(recency_level(600, 600), 0);
     }

@@ -167,12 +167,6 @@ impl Overlay {
             self.final_dropped
                 .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset)),
         );
-        if std::env::var("OVL_DEBUG").is_ok() {
-            for e in &self.graph.edges {
-                let (a, b) = (&self.graph.nodes[e.a as usize], &self.graph.nodes[e.b as usize]);
-                eprintln!("{:04x}-{:04x} ({}) -> {:04x}-{:04x} ({}) n={} span={:.0}", a.lo, a.hi, a.blocks, b.lo, b.hi, b.blocks, e.count, (a.y - b.y).abs());
-            }
-        }
         if let Some(m) = self.truth.as_mut().and_then(TruthWorker::latest) {
             let _ = write!(
                 line,
@@ -232,10 +226,7 @@ impl Overlay {
             params.recurrent_threshold,
             frame,
         );
-        let geometry = Geometry {
-            height: self.layout.band_h as f32,
-            min_gap: (2 * self.layout.scale - 1).max(3) as f32,
-        };
+        let geometry = Geometry::for_panel(self.layout.band_h as f32, self.layout.scale);
         self.graph.rebuild(
             &self.view,
             &mut self.edge_history,
@@ -244,6 +235,16 @@ impl Overlay {
             &self.axis,
             geometry,
         );
+    }
+
+    /// Copies the published snapshot again and lays the graph out anew,
+    /// whether or not it changed: what every new snapshot costs the
+    /// emulation thread (benches/overlay.rs measures it).
+    pub fn relayout(&mut self, nes: &Nes) {
+        self.view.invalidate();
+        if self.view.refresh(&self.snapshot) {
+            self.rebuild(nes.frame_count());
+        }
     }
 
     /// Carries out a key's action.
@@ -377,7 +378,13 @@ impl Overlay {
         );
         // The PC on the strip: a marker left of it, in the label column.
         let pc_y = l.band_y + self.axis.y_of(pc as f64) as i32;
-        canvas.fill_rect(l.strip_x - 3 * l.scale, pc_y - l.scale / 2, 3 * l.scale, l.scale.max(2), colors::PC);
+        canvas.fill_rect(
+            l.strip_x - 3 * l.scale,
+            pc_y - l.scale / 2,
+            3 * l.scale,
+            l.scale.max(2),
+            colors::PC,
+        );
         self.graph.draw(
             &mut canvas,
             &self.ramps,

@@ -154,7 +154,11 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
         None => line.push_str("GFC -"),
     }
     emit(canvas, line, colors::TEXT);
-    let _ = write!(line, "batches {}  dropped {}", status.batches, status.dropped);
+    let _ = write!(
+        line,
+        "batches {}  dropped {}",
+        status.batches, status.dropped
+    );
     emit(
         canvas,
         line,
@@ -226,7 +230,13 @@ pub fn draw_legend(
                 let level = (i * 255 / (bar_w - split).max(1)) as usize;
                 canvas.fill_rect(x0 + split + i, bar_y, 1, bar_h, ramps.heat[level]);
             }
-            canvas.fill_rect(x0 + split - ts / 2, y - ts, ts.max(2), bar_h + 4 * ts, colors::THRESHOLD);
+            canvas.fill_rect(
+                x0 + split - ts / 2,
+                y - ts,
+                ts.max(2),
+                bar_h + 4 * ts,
+                colors::THRESHOLD,
+            );
             line.clear();
             let _ = write!(line, "λ={threshold}");
             text::draw(canvas, x0 + bar_w + 2 * ts, y, ts, colors::THRESHOLD, line);

@@ -97,7 +97,9 @@ impl Strip {
             } else {
                 match colouring {
                     Colouring::Count if count < self.threshold => colors::COLD_BIN,
-                    Colouring::Count => ramps.heat[hot_level(count, self.threshold, self.max_count) as usize],
+                    Colouring::Count => {
+                        ramps.heat[hot_level(count, self.threshold, self.max_count) as usize]
+                    }
                     Colouring::Recency => {
                         let age = frame.saturating_sub(self.last_grown[row]);
                         ramps.recent[colors::recency_level(age, RECENCY_FRAMES) as usize]

@@ -89,18 +89,19 @@ impl View {
         self.blocks.clear();
         // Every edge endpoint is a node; a node without a block record (not
         // produced by GFCGaussiano, but allowed by the type) gets a 1-byte block.
-        self.blocks.extend(graph.nodes().map(|entry| match s.graph.block(entry) {
-            Some(b) => BlockView {
-                entry,
-                end: b.end.max(entry + 1),
-                count: b.count,
-            },
-            None => BlockView {
-                entry,
-                end: entry + 1,
-                count: 0,
-            },
-        }));
+        self.blocks
+            .extend(graph.nodes().map(|entry| match s.graph.block(entry) {
+                Some(b) => BlockView {
+                    entry,
+                    end: b.end.max(entry + 1),
+                    count: b.count,
+                },
+                None => BlockView {
+                    entry,
+                    end: entry + 1,
+                    count: 0,
+                },
+            }));
         self.blocks.sort_unstable_by_key(|b| b.entry);
         self.bins.clear();
         self.bins.extend_from_slice(&s.bins);
