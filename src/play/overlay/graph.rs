@@ -3,7 +3,7 @@
 //! What it has to cope with: GFCGaussiano's graph of a game is hundreds of
 //! blocks and edges (fff: ~300 of each after 30 s of its movie, ~400 after a
 //! minute), and it is *local* — half the edges are fall-throughs to the next
-//! block, most of the rest branches of a few dozen bytes, in some sixty
+//! block, most of the rest branches of a few dozen bytes, in dozens of
 //! unconnected fragments. Drawn whole in a 530-row panel, every arc spans a
 //! pixel or two and the graph is a solid bar. So:
 //!
