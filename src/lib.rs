@@ -7,4 +7,5 @@ pub mod cli;
 pub mod lockstep;
 pub mod play;
 pub mod screenshot;
+pub mod sweep;
 pub mod testrom;

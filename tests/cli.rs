@@ -180,6 +180,7 @@ fn every_subcommand_has_help() {
         &["trace"],
         &["play"],
         &["profile"],
+        &["sweep"],
         &["movie"],
         &["cfg"],
         &["cfg", "record"],
@@ -296,5 +297,80 @@ fn cfg_record_dot_and_diff() {
         "{}",
         stderr(&out)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sweep_writes_tables_csv_and_plots() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // A workloads file with one short workload and one whose ROM is missing.
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("w.ron");
+    std::fs::write(
+        &list,
+        format!(
+            "(workloads: [\n  (name: \"cfgdemo\", rom: \"{0}/roms-test/cfgdemo.nes\", \
+             movie: \"{0}/movies/cfgdemo.fm2\", minutes: 0.1),\n  \
+             (name: \"absent\", rom: \"no/such.nes\"),\n])",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = nesprof(&[
+        "sweep",
+        "--workloads",
+        &list.display().to_string(),
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped: absent"), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(thesis table 3)"), "{text}");
+    assert!(text.contains("(thesis table 4)"), "{text}");
+    let f = fields(text.lines().last().unwrap());
+    let keys: Vec<&str> = f.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "workloads",
+            "configs",
+            "skipped",
+            "failed",
+            "best",
+            "best_mean_similarity",
+            "thesis_best_mean_similarity",
+            "wall_s"
+        ]
+    );
+    assert_eq!(f[0].1, "1");
+    assert_eq!(f[1].1, "144");
+    assert_eq!(f[2].1, "1");
+    let csv = std::fs::read_to_string(out_dir.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 144, "header + one row per config");
+    for svg in [
+        "heatmap_similarity.svg",
+        "heatmap_similarity_h99.svg",
+        "similarity_vs_sampled.svg",
+    ] {
+        let text = std::fs::read_to_string(out_dir.join(svg)).unwrap();
+        assert!(text.contains("<svg"), "{svg}");
+    }
+
+    // Bad input: exit 2 with the file and line named.
+    let bad = dir.join("bad.ron");
+    std::fs::write(
+        &bad,
+        "(workloads: [\n  (name: \"x\", rom: \"x.nes\", minutes: -1.0),\n])",
+    )
+    .unwrap();
+    let out = nesprof(&["sweep", "--workloads", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad.ron:2:"), "{}", stderr(&out));
+    let out = nesprof(&["sweep", "--minutes", "0"]);
+    assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }

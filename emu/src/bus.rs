@@ -9,6 +9,7 @@ use crate::cartridge::Cartridge;
 use crate::controller::Controller;
 use crate::dma::Dma;
 use crate::ppu::Ppu;
+use crate::translate::block::CodeKey;
 
 pub const RAM_SIZE: usize = 2048;
 
@@ -34,7 +35,7 @@ pub struct Bus {
     code_ram: Vec<bool>,
     code_prg_ram: Vec<bool>,
     /// CPU addresses of code bytes written since the translator last looked.
-    code_writes: Vec<u16>,
+    code_writes: Vec<CodeKey>,
     /// Interrupt line levels (bit 0 /NMI, bit 1 /IRQ, true = asserted) as of
     /// the last change, and a counter of their changes: the CPU skips its
     /// per-cycle poll while neither the lines nor its own state moved.
@@ -81,20 +82,30 @@ impl Bus {
         }
     }
 
-    /// Marks the byte at CPU address `addr` (RAM or PRG RAM) as translated
-    /// code, so writes to it are reported.
-    pub fn mark_code(&mut self, addr: u16) {
+    /// Where the byte at CPU address `addr` lives if it is RAM or PRG RAM
+    /// under the current mapping (the memories whose code can change).
+    pub fn writable_code_key(&self, addr: u16) -> Option<CodeKey> {
         match addr {
-            0x0000..=0x1FFF => self.code_ram[addr as usize & 0x7FF] = true,
-            0x6000..=0x7FFF => {
-                if let Some(offset) = self.prg_ram_offset(addr) {
-                    if self.code_prg_ram.len() != self.cart.prg_ram.len() {
-                        self.code_prg_ram = vec![false; self.cart.prg_ram.len()];
-                    }
-                    self.code_prg_ram[offset] = true;
+            0x0000..=0x1FFF => Some(CodeKey::Ram(addr & 0x7FF)),
+            0x6000..=0x7FFF => self.prg_ram_offset(addr).map(|o| CodeKey::PrgRam(o as u32)),
+            _ => None,
+        }
+    }
+
+    /// Sets or clears the "holds translated code" mark of a RAM or PRG RAM
+    /// byte; writes to marked bytes are reported to the translator.
+    pub fn set_code_mark(&mut self, key: CodeKey, marked: bool) {
+        match key {
+            CodeKey::Ram(a) => self.code_ram[a as usize & 0x7FF] = marked,
+            CodeKey::PrgRam(o) => {
+                if self.code_prg_ram.len() != self.cart.prg_ram.len() {
+                    self.code_prg_ram = vec![false; self.cart.prg_ram.len()];
+                }
+                if let Some(m) = self.code_prg_ram.get_mut(o as usize) {
+                    *m = marked;
                 }
             }
-            _ => {}
+            CodeKey::PrgRom(_) => {}
         }
     }
 
@@ -110,22 +121,28 @@ impl Bus {
         !self.code_writes.is_empty()
     }
 
-    pub fn take_code_writes(&mut self) -> Vec<u16> {
+    pub fn take_code_writes(&mut self) -> Vec<CodeKey> {
         std::mem::take(&mut self.code_writes)
     }
 
     #[inline(always)]
     fn note_code_write(&mut self, addr: u16) {
-        let marked = match addr {
-            0x0000..=0x1FFF => self.code_ram[addr as usize & 0x7FF],
-            _ => self
-                .prg_ram_offset(addr)
-                .is_some_and(|o| self.code_prg_ram.get(o).copied().unwrap_or(false)),
+        let key = match addr {
+            0x0000..=0x1FFF => CodeKey::Ram(addr & 0x7FF),
+            _ => match self.prg_ram_offset(addr) {
+                Some(o) if self.code_prg_ram.get(o).copied().unwrap_or(false) => {
+                    CodeKey::PrgRam(o as u32)
+                }
+                _ => return,
+            },
         };
-        if marked {
-            self.code_writes.push(addr);
-            self.attention = true;
+        if let CodeKey::Ram(a) = key {
+            if !self.code_ram[a as usize] {
+                return;
+            }
         }
+        self.code_writes.push(key);
+        self.attention = true;
     }
 
     /// Runs the PPU in step with every CPU cycle (dot by dot) instead of
@@ -246,6 +263,29 @@ impl Bus {
         self.apu.skip_quiet_cycles(cycles as u64);
         self.open_bus = last;
         true
+    }
+
+    /// How many cycles from now nothing can happen on its own: no DMA
+    /// pending, no APU event, no PPU catch-up due (the cycles
+    /// [`Bus::skip_idle_cycles`] may count at once).
+    #[inline]
+    pub fn idle_cycles_available(&self) -> u64 {
+        if self.dma.pending() || self.ppu_deadline <= self.ppu_debt {
+            return 0;
+        }
+        let ppu = ((self.ppu_deadline - self.ppu_debt - 1) / 3) as u64;
+        ppu.min(self.apu.quiet_cycles())
+    }
+
+    /// Counts `cycles` cycles of side-effect-free reads whose last value is
+    /// already on the data bus (callers stay within
+    /// [`Bus::idle_cycles_available`]).
+    #[inline]
+    pub fn skip_idle_cycles(&mut self, cycles: u64) {
+        debug_assert!(cycles <= self.idle_cycles_available());
+        self.cycles += cycles;
+        self.ppu_debt += 3 * cycles as u32;
+        self.apu.skip_quiet_cycles(cycles);
     }
 
     /// A read cycle of a code byte the caller already knows (it is in RAM or

@@ -148,6 +148,17 @@ impl FlowCounts {
     /// Counts `count` executions of each straight-line (pc, opcode) at once:
     /// the translator's per-block accounting. Equivalent to calling
     /// [`FlowCounts::instruction`] `count` times for each.
+    /// `n` executions of the branch or absolute `JMP` at `pc` going to
+    /// `target` (a loop's closing instruction, counted in bulk).
+    pub fn instruction_repeated(&mut self, pc: u16, opcode: u8, target: u16, n: u64) {
+        let i = pc as usize;
+        self.executed[i] += n;
+        self.instructions += n;
+        self.opcode[i] = opcode;
+        self.static_transfer(pc, target);
+        self.static_count[i] += n - 1;
+    }
+
     pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u16, u8)>, count: u64) {
         for (pc, opcode) in ops {
             let i = pc as usize;

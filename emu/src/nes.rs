@@ -192,17 +192,13 @@ impl Nes {
                 .as_ref()
                 .map_or(u64::MAX, |s| s.next_due_cycle())
         };
-        let exit = translator.run_block(
+        self.retired += translator.run_chain(
             id,
             &mut self.cpu,
             &mut self.bus,
             self.probes.flow.as_deref_mut(),
             stop_at_cycle,
         );
-        self.retired += match exit {
-            crate::translate::Exit::Completed => translator.block_len(id) as u64,
-            crate::translate::Exit::After(n) => n as u64,
-        };
         if self.bus.code_written() {
             self.invalidate_code();
         }

@@ -6,6 +6,7 @@ mod cfg;
 pub mod movie;
 pub mod profile;
 pub mod run;
+pub mod sweep;
 mod test;
 mod trace;
 
@@ -44,6 +45,10 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
     Play(crate::play::PlayArgs),
+    /// The thesis' experiment: all 144 GFCGaussiano configurations over workloads.
+    // (The variant's doc comment would replace the args' long_about.)
+    #[command(long_about = sweep::LONG_ABOUT)]
+    Sweep(sweep::SweepArgs),
     /// FCEUX movie tools: generate a movie with an input bot, describe one.
     Movie(movie::MovieArgs),
     /// The exact CFG: record it from a run, render it as DOT, diff two records.
@@ -59,6 +64,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => crate::play::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
+        Command::Sweep(args) => sweep::run(args),
         Command::Cfg(args) => cfg::run(args),
     }
 }

@@ -169,6 +169,13 @@ impl Apu {
         self.cycle + cycles < self.next_event
     }
 
+    /// How many cycles from now can pass with no APU event (the most
+    /// `cycles` for which [`Apu::quiet_for`] holds).
+    #[inline]
+    pub fn quiet_cycles(&self) -> u64 {
+        self.next_event.saturating_sub(self.cycle + 1)
+    }
+
     /// Counts `cycles` eventless cycles (callers check [`Apu::quiet_for`]).
     #[inline(always)]
     pub fn skip_quiet_cycles(&mut self, cycles: u64) {

@@ -2,7 +2,7 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
-use crate::cpu::opcodes::{Flow, OPCODES};
+use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 
 /// Longest straight run translated into one block.
 pub const MAX_BLOCK_OPS: usize = 64;
@@ -70,9 +70,73 @@ pub struct Block {
     /// Complete executions of the block not yet added to the flow counts
     /// (each covers every op but the last, which is counted as it retires).
     pub pending_body_runs: u64,
+    /// Whether the block is a side-effect-free polling loop (see
+    /// [`Block::is_idle_loop`]).
+    pub idle_loop: bool,
+    /// The blocks most recently run after this one (a branch has two
+    /// successors), so a chain of blocks skips the lookup by PC.
+    pub links: [Link; 2],
+}
+
+/// A cached successor: block `id` runs next when the PC is `pc`, valid while
+/// `stamp` (PRG mapping generation and the translator's invalidation epoch)
+/// is unchanged.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Link {
+    pub pc: u16,
+    pub id: u32,
+    pub stamp: u64,
 }
 
 impl Block {
+    /// A polling loop whose iterations, from the second on, are all alike:
+    /// it ends in a branch or `JMP` back to its own entry, and every other
+    /// instruction is a load, compare, `BIT`, `AND`, `ORA` or `NOP` reading
+    /// an immediate or a fixed console-RAM address (no indexing, no writes,
+    /// no I/O, no stack). Such a sequence cannot change memory; its register
+    /// results are idempotent functions of memory (`x -> (x & a) | b` for
+    /// AND/ORA chains), so after one iteration the registers are fixed and
+    /// every later iteration reads the same bytes, takes the same branch and
+    /// costs the same cycles. The translator may then count whole iterations
+    /// without running them (see `Translator::run_chain`). Games' "wait for
+    /// NMI" loops are this shape and are most of their executed instructions.
+    pub fn is_idle_loop(ops: &[Op]) -> bool {
+        let Some((last, body)) = ops.split_last() else {
+            return false;
+        };
+        let entry = ops[0].pc;
+        let info = &OPCODES[last.opcode() as usize];
+        let loops_back = match (info.flow, info.mode) {
+            (Flow::Branch, _) => {
+                last.pc
+                    .wrapping_add(2)
+                    .wrapping_add(last.bytes[1] as i8 as u16)
+                    == entry
+            }
+            (Flow::Jump, Mode::Absolute) => {
+                u16::from_le_bytes([last.bytes[1], last.bytes[2]]) == entry
+            }
+            _ => false,
+        };
+        loops_back
+            && body.iter().all(|op| {
+                let info = &OPCODES[op.opcode() as usize];
+                let reads = matches!(
+                    info.mnemonic,
+                    "LDA" | "LDX" | "LDY" | "CMP" | "CPX" | "CPY" | "BIT" | "AND" | "ORA"
+                );
+                info.official
+                    && match info.mode {
+                        Mode::Immediate | Mode::ZeroPage => reads,
+                        Mode::Absolute => {
+                            reads && u16::from_le_bytes([op.bytes[1], op.bytes[2]]) < 0x2000
+                        }
+                        Mode::Implied => info.mnemonic == "NOP",
+                        _ => false,
+                    }
+            })
+    }
+
     /// First and one-past-last byte the block decoded, as a RAM-relative
     /// range (only meaningful for RAM keys).
     pub fn byte_span(&self) -> (u16, u16) {

@@ -19,10 +19,19 @@
 //! being executed is left right after such a write. RAM locations rewritten
 //! over and over (a routine that patches its own operand every call) stop
 //! being translated and are interpreted instead.
+//!
+//! Where the speed comes from: both engines do the same per-cycle bus work,
+//! which is most of a frame's CPU-side cost, so skipping decode alone gains
+//! little. Blocks are chained (each links to its recent successors, so runs
+//! of short blocks stay inside [`Translator::run_chain`]), and idle loops —
+//! games spin in "wait for NMI" loops for most of each frame — are counted
+//! in whole iterations up to the next cycle at which anything can happen
+//! (see [`block::Block::is_idle_loop`]). The results stay bit-identical: the
+//! lockstep and frame-hash tests compare both engines.
 
 pub mod block;
 
-use block::{Block, CodeKey, Op, MAX_BLOCK_OPS};
+use block::{Block, CodeKey, Link, Op, MAX_BLOCK_OPS};
 
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
@@ -86,10 +95,22 @@ pub struct Translator {
     prg_rom_index: Vec<u32>,
     /// Invalidations per RAM entry point.
     ram_churn: Vec<u16>,
+    /// Valid blocks decoded from RAM or PRG RAM: the only ones a write can
+    /// invalidate, so the only ones a code write has to look at.
+    writable_blocks: Vec<u32>,
+    /// Per RAM / PRG RAM byte, how many valid blocks cover it. The bus mark
+    /// is cleared when it drops to 0, so writes to bytes that no longer hold
+    /// translated code (data next to code, code that was replaced) stop
+    /// costing anything.
+    ram_cover: Vec<u16>,
+    prg_ram_cover: Vec<u16>,
     /// Blocks with pending counts not yet added to the flow counts.
     dirty: Vec<u32>,
     /// PRG mapping generation at the last flush of pending counts.
     flushed_generation: u32,
+    /// Bumped by every invalidation: block ids may be reused after one, so
+    /// successor links made before it are stale.
+    link_epoch: u32,
     pub stats: TranslatorStats,
 }
 
@@ -98,6 +119,8 @@ pub struct TranslatorStats {
     pub translated: u64,
     pub invalidated: u64,
     pub block_runs: u64,
+    /// Idle-loop iterations counted without running them.
+    pub skipped_iterations: u64,
 }
 
 impl Translator {
@@ -106,7 +129,10 @@ impl Translator {
             ram_index: vec![0; 0x800],
             prg_ram_index: vec![0; bus.cart.prg_ram.len()],
             prg_rom_index: vec![0; bus.cart.prg_rom.len()],
+            link_epoch: 1,
             ram_churn: vec![0; 0x800],
+            ram_cover: vec![0; 0x800],
+            prg_ram_cover: vec![0; bus.cart.prg_ram.len()],
             ..Translator::default()
         }
     }
@@ -190,21 +216,27 @@ impl Translator {
         if ops.is_empty() {
             return None;
         }
-        if let CodeKey::Ram(_) | CodeKey::PrgRam(_) = key {
-            for op in &ops {
-                for i in 0..3 {
-                    bus.mark_code(op.pc.wrapping_add(i));
+        let writable = matches!(key, CodeKey::Ram(_) | CodeKey::PrgRam(_));
+        if writable {
+            for loc in Self::covered_bytes(key, &ops, self.prg_ram_cover.len()) {
+                let cover = self.cover_slot(loc);
+                *cover += 1;
+                if *cover == 1 {
+                    bus.set_code_mark(loc, true);
                 }
             }
         }
         let block = Block {
             key,
+            idle_loop: Block::is_idle_loop(&ops),
             ops,
             valid: true,
             pending_body_runs: 0,
+            // Stamp 0 is never current (the epoch starts at 1).
+            links: [Link::default(); 2],
         };
         self.stats.translated += 1;
-        Some(match self.free.pop() {
+        let id = match self.free.pop() {
             Some(id) => {
                 self.blocks[id as usize] = block;
                 id
@@ -213,47 +245,78 @@ impl Translator {
                 self.blocks.push(block);
                 (self.blocks.len() - 1) as u32
             }
+        };
+        if writable {
+            self.writable_blocks.push(id);
+        }
+        Some(id)
+    }
+
+    /// The RAM / PRG RAM bytes a block's instructions occupy (each op's 3-byte
+    /// window, as the ops store 3 bytes), located from the block's key so a
+    /// later PRG RAM bank switch cannot shift them.
+    fn covered_bytes(
+        key: CodeKey,
+        ops: &[Op],
+        prg_ram_len: usize,
+    ) -> impl Iterator<Item = CodeKey> + '_ {
+        let prg_ram_len = prg_ram_len.max(1) as u32;
+        let entry = ops.first().map_or(0, |op| op.pc);
+        ops.iter().flat_map(move |op| {
+            (0..3u16).map(move |i| {
+                let delta = op.pc.wrapping_sub(entry).wrapping_add(i);
+                match key {
+                    CodeKey::Ram(a) => CodeKey::Ram(a.wrapping_add(delta) & 0x7FF),
+                    CodeKey::PrgRam(o) => CodeKey::PrgRam((o + delta as u32) % prg_ram_len),
+                    CodeKey::PrgRom(o) => CodeKey::PrgRom(o + delta as u32),
+                }
+            })
         })
     }
 
-    /// Drops every block whose bytes cover a written code address the bus
+    fn cover_slot(&mut self, loc: CodeKey) -> &mut u16 {
+        match loc {
+            CodeKey::Ram(a) => &mut self.ram_cover[a as usize],
+            CodeKey::PrgRam(o) => &mut self.prg_ram_cover[o as usize],
+            CodeKey::PrgRom(_) => unreachable!("PRG ROM is never written"),
+        }
+    }
+
+    /// Drops every block whose bytes cover a written code byte the bus
     /// reported, adding their pending counts to `counts` first.
     pub fn invalidate_written(&mut self, bus: &mut Bus, mut counts: Option<&mut FlowCounts>) {
-        let written = bus.take_code_writes();
-        for addr in written {
-            let ram = addr & 0x7FF;
-            for id in 0..self.blocks.len() {
+        for written in bus.take_code_writes() {
+            let mut i = 0;
+            while i < self.writable_blocks.len() {
+                let id = self.writable_blocks[i] as usize;
                 let block = &self.blocks[id];
-                if !block.valid || !matches!(block.key, CodeKey::Ram(_) | CodeKey::PrgRam(_)) {
+                if !Self::covered_bytes(block.key, &block.ops, self.prg_ram_cover.len())
+                    .any(|loc| loc == written)
+                {
+                    i += 1;
                     continue;
                 }
-                let hit = block.ops.iter().any(|op| {
-                    let start = if let CodeKey::Ram(_) = block.key {
-                        op.pc & 0x7FF
-                    } else {
-                        op.pc
-                    };
-                    let target = if let CodeKey::Ram(_) = block.key {
-                        ram
-                    } else {
-                        addr
-                    };
-                    target.wrapping_sub(start) < 3
-                });
-                if hit {
-                    if let Some(c) = counts.as_deref_mut() {
-                        Self::flush_block(&mut self.blocks[id], c);
-                    }
-                    let key = self.blocks[id].key;
-                    if let CodeKey::Ram(a) = key {
-                        self.ram_churn[a as usize] = self.ram_churn[a as usize].saturating_add(1);
-                    }
-                    *self.index_slot(key) = 0;
-                    self.blocks[id].valid = false;
-                    self.blocks[id].ops.clear();
-                    self.free.push(id as u32);
-                    self.stats.invalidated += 1;
+                self.writable_blocks.swap_remove(i);
+                if let Some(c) = counts.as_deref_mut() {
+                    Self::flush_block(&mut self.blocks[id], c);
                 }
+                let key = self.blocks[id].key;
+                let ops = std::mem::take(&mut self.blocks[id].ops);
+                for loc in Self::covered_bytes(key, &ops, self.prg_ram_cover.len()) {
+                    let cover = self.cover_slot(loc);
+                    *cover = cover.saturating_sub(1);
+                    if *cover == 0 {
+                        bus.set_code_mark(loc, false);
+                    }
+                }
+                if let CodeKey::Ram(a) = key {
+                    self.ram_churn[a as usize] = self.ram_churn[a as usize].saturating_add(1);
+                }
+                *self.index_slot(key) = 0;
+                self.blocks[id].valid = false;
+                self.free.push(id as u32);
+                self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+                self.stats.invalidated += 1;
             }
         }
     }
@@ -358,6 +421,111 @@ impl Translator {
         }
     }
 
+    /// Runs blocks back to back from block `first` (at the CPU's PC), each
+    /// successor found through the previous block's links, until a block
+    /// stops early (see [`Translator::run_block`]), the CPU jams, the frame
+    /// ends or the next code is not translatable. Returns the instructions
+    /// retired. Chaining is what makes short blocks cheap: a game's
+    /// "wait for NMI" loop is two instructions per block, and going back to
+    /// the machine's step loop between them cost more than running them.
+    pub fn run_chain(
+        &mut self,
+        first: u32,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        mut counts: Option<&mut FlowCounts>,
+        stop_at_cycle: u64,
+    ) -> u64 {
+        let mut id = first;
+        let mut retired = 0;
+        let mut previous = u32::MAX;
+        loop {
+            let start = bus.cycles;
+            match self.run_block(id, cpu, bus, counts.as_deref_mut(), stop_at_cycle) {
+                Exit::After(n) => return retired + n as u64,
+                Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
+            }
+            if cpu.jammed.is_some() || bus.ppu.frame_complete {
+                return retired;
+            }
+            // An idle loop that just ran its second (or later) iteration in a
+            // row: every further iteration is identical, so count as many as
+            // fit before anything can happen.
+            let block = &self.blocks[id as usize];
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc {
+                retired += self.skip_idle_iterations(
+                    id,
+                    cpu,
+                    bus,
+                    counts.as_deref_mut(),
+                    stop_at_cycle,
+                    bus.cycles - start,
+                );
+            }
+            previous = id;
+            match self.successor(id, bus, cpu.pc) {
+                Some(next) => id = next,
+                None => return retired,
+            }
+        }
+    }
+
+    /// Counts whole iterations of idle-loop block `id` (each `per` cycles)
+    /// without running them, as many as end before the next cycle at which
+    /// anything could differ: an APU event, a PPU catch-up (NMI, frame end,
+    /// sprite 0), pending DMA, or the sampler's next batch (`stop_at_cycle`).
+    /// The interrupt poll must be settled, so no interrupt can become pending
+    /// inside them. The skipped cycles are reads of RAM and code with no side
+    /// effects, and the data bus ends them holding what each iteration leaves
+    /// on it, which the iteration just run already left there. Returns the
+    /// instructions counted.
+    fn skip_idle_iterations(
+        &mut self,
+        id: u32,
+        cpu: &Cpu,
+        bus: &mut Bus,
+        counts: Option<&mut FlowCounts>,
+        stop_at_cycle: u64,
+        per: u64,
+    ) -> u64 {
+        if per == 0 || !cpu.poll_is_settled(bus) {
+            return 0;
+        }
+        let until_sample = stop_at_cycle.saturating_sub(bus.cycles + 1);
+        let iterations = until_sample.min(bus.idle_cycles_available()) / per;
+        if iterations == 0 {
+            return 0;
+        }
+        bus.skip_idle_cycles(iterations * per);
+        let block = &mut self.blocks[id as usize];
+        if let Some(c) = counts {
+            let last = block.ops[block.ops.len() - 1];
+            c.instruction_repeated(last.pc, last.bytes[0], block.ops[0].pc, iterations);
+            if block.pending_body_runs == 0 {
+                self.dirty.push(id);
+            }
+            block.pending_body_runs += iterations;
+        }
+        self.stats.skipped_iterations += iterations;
+        iterations * block.ops.len() as u64
+    }
+
+    /// The block to run at `pc` after block `from`, through `from`'s links
+    /// when they are current, else by lookup (then remembered).
+    #[inline]
+    fn successor(&mut self, from: u32, bus: &mut Bus, pc: u16) -> Option<u32> {
+        let stamp = (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64;
+        let links = &self.blocks[from as usize].links;
+        if let Some(link) = links.iter().find(|l| l.pc == pc && l.stamp == stamp) {
+            return Some(link.id);
+        }
+        let id = self.block_at(bus, pc)?;
+        let links = &mut self.blocks[from as usize].links;
+        links[1] = links[0];
+        links[0] = Link { pc, id, stamp };
+        Some(id)
+    }
+
     /// Non-short-circuit ORs: one straight-line test between instructions.
     #[inline(always)]
     fn must_stop(cpu: &Cpu, bus: &Bus, stop_at_cycle: u64) -> bool {
@@ -366,5 +534,107 @@ impl Translator {
 
     pub fn block_len(&self, id: u32) -> usize {
         self.blocks[id as usize].ops.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cartridge::Cartridge;
+
+    fn nrom_bus() -> Bus {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16, 0);
+        image.resize(16 + 0x4000 + 0x2000, 0xEA);
+        Bus::new(Cartridge::from_bytes(&image).expect("valid NROM image"))
+    }
+
+    /// A block in RAM marks its bytes; a write to one drops the block and
+    /// clears the marks, so later writes to the same bytes (now plain data)
+    /// are no longer reported: the cost that made games storing data where
+    /// code once ran crawl.
+    #[test]
+    fn invalidation_clears_code_marks() {
+        let mut bus = nrom_bus();
+        // $0300: LDA #$01 ; STA $10 ; RTS
+        for (i, b) in [0xA9, 0x01, 0x85, 0x10, 0x60].into_iter().enumerate() {
+            bus.write(0x0300 + i as u16, b);
+        }
+        let mut t = Translator::new(&bus);
+        let id = t
+            .block_at(&mut bus, 0x0300)
+            .expect("RAM code is translated");
+        assert_eq!(t.block_len(id), 3);
+        assert!(!bus.code_written());
+
+        bus.write(0x0301, 0x02);
+        assert!(
+            bus.code_written(),
+            "a write into translated code is reported"
+        );
+        t.invalidate_written(&mut bus, None);
+        assert_eq!(t.stats.invalidated, 1);
+
+        bus.write(0x0301, 0x03);
+        bus.write(0x0B04, 0x00); // a mirror of $0304
+        assert!(!bus.code_written(), "no block covers these bytes any more");
+
+        let again = t.block_at(&mut bus, 0x0300).expect("retranslated");
+        assert_eq!(t.block_len(again), 3);
+        bus.write(0x0B04, 0x60);
+        assert!(bus.code_written(), "marks come back with the new block");
+    }
+
+    fn ops(at: u16, code: &[&[u8]]) -> Vec<Op> {
+        let mut pc = at;
+        code.iter()
+            .map(|bytes| {
+                let mut b = [0; 4];
+                b[..bytes.len()].copy_from_slice(bytes);
+                let op = Op::new(pc, b);
+                pc += bytes.len() as u16;
+                op
+            })
+            .collect()
+    }
+
+    #[test]
+    fn idle_loop_shapes() {
+        use block::Block;
+        // wait: LDA $10 ; BNE wait
+        assert!(Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xA5, 0x10], &[0xD0, 0xFC]]
+        )));
+        // forever: JMP forever
+        assert!(Block::is_idle_loop(&ops(0x8000, &[&[0x4C, 0x00, 0x80]])));
+        // wait: LDA $0300 ; AND #$80 ; BEQ wait
+        assert!(Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xAD, 0x00, 0x03], &[0x29, 0x80], &[0xF0, 0xF9]]
+        )));
+        // Polling a PPU register has side effects: not idle.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x2C, 0x02, 0x20], &[0x10, 0xFB]]
+        )));
+        // EOR is not idempotent, STA writes, indexing may move: not idle.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x45, 0x10], &[0xD0, 0xFC]]
+        )));
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0x85, 0x10], &[0xD0, 0xFC]]
+        )));
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xB5, 0x10], &[0xD0, 0xFC]]
+        )));
+        // A branch elsewhere is not a loop.
+        assert!(!Block::is_idle_loop(&ops(
+            0x8000,
+            &[&[0xA5, 0x10], &[0xD0, 0x10]]
+        )));
     }
 }

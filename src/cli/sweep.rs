@@ -1,0 +1,410 @@
+//! `nesprof sweep`: the thesis' chapter-5 experiment as one command (see
+//! `crate::sweep` for how it runs). Also `--bless`, which re-records the CFG
+//! regression snapshots.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use gfc::{GfcParams, THESIS_BEST};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use profiler::session::ProfileSettings;
+
+use super::profile::progress_bar;
+use super::run::EngineArg;
+use super::{emit, BadInput};
+use crate::sweep::run::{self, Observer, WorkloadError};
+use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
+
+pub const LONG_ABOUT: &str = "\
+Reproduces the thesis' chapter 5: each workload is emulated once, recording the exact \
+CFG (the truth) and the sample stream (emulated-time trigger: a batch of --batch \
+instructions every --interval-ms of emulated time). The stream is then replayed through \
+all 144 GFCGaussiano configurations of the grid (binSize 8,10,13,16 x stdevThreshold \
+8,10,12,15 x windowSize 6,10,13 x recurrentThreshold 5,8,12; config id = \
+((b*4+s)*3+w)*3+r), in parallel on all cores, and each hot CFG is scored.
+
+WHAT IT RUNS
+  no arguments       the bundled workloads: the roms-test/ programs (cfgdemo, snake, \
+breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5 min)
+  ROM [--movie F]    one ROM (5 minutes, or the movie's length)
+  --workloads FILE   a RON list; see workloads.ron (the bundled programs) and
+                     workloads-games.ron (the shared homebrew games) at the
+                     repository root:
+                       (workloads: [(name: \"maze\", rom: \"roms-test/maze.nes\",
+                                     movie: \"movies/maze.fm2\", minutes: 5.0), ...])
+                     movie and minutes are optional. Relative paths are relative to the
+                     file's directory; a leading ${ROMS} is the shared ROM directory
+                     ($NESPROF_ROMS, else the nearest shared/roms). A workload whose ROM
+                     is missing is reported and skipped; any other bad workload is
+                     reported, the rest still run, and the exit code is 2.
+  --minutes M        overrides every workload's length.
+
+METRICS (DESIGN.md \"Metrics\")
+  similarity  |E(G) n E(H90)| / |E(H90)|, the thesis' metric (H90: the heaviest truth \
+edges covering 90% of transitions)
+  precision   |E(G) n E(H)| / |E(G)|;  weighted: H90's transitions on edges G found;
+  overlap     profile overlap of G's and H's edge weights
+  sim. H99    ours, not the thesis': similarity against H99 (99% of transitions). NES \
+games idle in a wait-for-vblank loop, so H90 is often only one or two edges \
+(edges_h90 is always shown); H99 holds the per-frame game code.
+
+OUTPUT (in --out, default results/)
+  tables.md            the tables below (also printed): workloads; per workload the 3 \
+best and 3 worst configurations in the layout of the thesis' tables 3 and 4 plus \
+precision, weighted, overlap and sim. H99; the mean per configuration (top and bottom \
+10); the thesis' best configuration (10,15,13,5) everywhere; the mean per parameter value
+  sweep.csv            one row per (workload, configuration), every metric
+  workloads.csv        one row per workload (instructions, sampling rate, truth sizes)
+  heatmap_similarity.svg, heatmap_similarity_h99.svg
+                       mean similarity over binSize x stdevThreshold, one panel per \
+windowSize x recurrentThreshold
+  similarity_vs_sampled.svg
+                       every configuration's similarity against the workload's sampled %
+  cfg/<name>.h90.ron, cfg/<name>.hot_thesis_best.ron
+                       the truth's H90 and the hot CFG at (10,15,13,5), CFG records
+  timing.txt           wall times (emulation, replays)
+  Ranking: similarity, then sim. H99, overlap, precision, lower id.
+  The last line on stdout: workloads=N configs=N skipped=N failed=N best=#ID \
+best_mean_similarity=F thesis_best_mean_similarity=F wall_s=F
+
+REGRESSION SNAPSHOTS
+  --bless re-records tests/snapshots/ (the truth's H90 and the hot CFG at the thesis' \
+best configuration for each bundled workload, 1 emulated minute each) and runs nothing \
+else; the test `cargo test --release --test sweep_snapshots` compares them, and \
+NESPROF_BLESS=1 makes that test re-record instead.";
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Sweep this one ROM instead of the bundled workloads.
+    #[arg(conflicts_with = "workloads")]
+    pub rom: Option<PathBuf>,
+    /// The movie to replay with ROM.
+    #[arg(long, value_name = "F.fm2", requires = "rom")]
+    pub movie: Option<PathBuf>,
+    /// A RON file listing the workloads (name, rom, movie, minutes).
+    #[arg(long, value_name = "FILE")]
+    pub workloads: Option<PathBuf>,
+    /// Run only these workloads of the list (comma-separated names).
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        conflicts_with = "rom"
+    )]
+    pub only: Vec<String>,
+    /// Emulated minutes per workload (default: each workload's own, else the
+    /// movie's length, else 5).
+    #[arg(long)]
+    pub minutes: Option<f64>,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// X: milliseconds of emulated time between batches.
+    #[arg(long, default_value_t = 3.0)]
+    pub interval_ms: f64,
+    /// N: consecutive instructions per batch.
+    #[arg(long, default_value_t = 25)]
+    pub batch: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// CPU engine for the emulations.
+    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
+    pub engine: EngineArg,
+    /// Re-record the regression snapshots in tests/snapshots/ and exit.
+    #[arg(long, conflicts_with_all = ["rom", "workloads", "only", "minutes"])]
+    pub bless: bool,
+}
+
+pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let threads = args.jobs.unwrap_or_else(run::default_threads);
+    if threads == 0 {
+        return Err(BadInput("--jobs must be at least 1".into()).into());
+    }
+    if args.bless {
+        return bless(threads);
+    }
+    if !(args.interval_ms.is_finite() && args.interval_ms > 0.0) || args.batch == 0 {
+        return Err(BadInput("--interval-ms must be > 0 and --batch at least 1".into()).into());
+    }
+    if let Some(m) = args.minutes {
+        if !(m.is_finite() && m > 0.0) {
+            return Err(BadInput(format!("--minutes must be positive, got {m}")).into());
+        }
+    }
+    let list = workload_list(&args)?;
+    let settings = ProfileSettings {
+        interval_ms: args.interval_ms,
+        batch_len: args.batch,
+        engine: args.engine.into(),
+        ..ProfileSettings::default()
+    };
+    // Checked before the (minutes-long) run, and a bad --out is a bad
+    // argument: exit 2.
+    std::fs::create_dir_all(args.out.join("cfg"))
+        .map_err(|e| BadInput(format!("--out: cannot create {}: {e}", args.out.display())))?;
+
+    let configs: Vec<GfcParams> = GfcParams::grid().collect();
+    eprintln!(
+        "sweep: {} workload(s) x {} configurations on {threads} thread(s); sampler X = {} ms, N = {}",
+        list.len(),
+        configs.len(),
+        args.interval_ms,
+        args.batch
+    );
+    let bars = Bars::new(list.len(), configs.len());
+    let outcome = run::sweep(&list, &configs, args.minutes, &settings, threads, &bars);
+    bars.finish();
+
+    for m in &outcome.skipped {
+        eprintln!("skipped: {m}");
+    }
+    for m in &outcome.failed {
+        eprintln!("failed: {m}");
+    }
+    let results = &outcome.results;
+    if results.is_empty() {
+        return Err(BadInput("no workload could run".into()).into());
+    }
+
+    let report = tables::report(results);
+    write(&args.out.join("tables.md"), &report)?;
+    write(&args.out.join("sweep.csv"), &csv::sweep_csv(results))?;
+    write(
+        &args.out.join("workloads.csv"),
+        &csv::workloads_csv(results),
+    )?;
+    for r in results {
+        for (suffix, record) in [("h90", &r.h90_record), ("hot_thesis_best", &r.best_record)] {
+            let path = args
+                .out
+                .join("cfg")
+                .join(format!("{}.{suffix}.ron", r.name));
+            record.write(&path)?;
+        }
+    }
+    let svgs = plots::write_all(results, &args.out)?;
+    let timing = timing(&outcome, threads);
+    write(&args.out.join("timing.txt"), &timing)?;
+
+    // The tables are the command's product: stdout. Notes go to stderr.
+    for line in report.lines() {
+        emit(line);
+    }
+    eprint!("{timing}");
+    eprintln!(
+        "wrote {}: tables.md sweep.csv workloads.csv timing.txt {} cfg/",
+        args.out.display(),
+        svgs.join(" ")
+    );
+
+    let means = tables::config_means(results);
+    let ranked = tables::ranked_means(&means);
+    let thesis = means.iter().find(|m| m.params == THESIS_BEST);
+    emit(&format!(
+        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1}",
+        results.len(),
+        configs.len(),
+        outcome.skipped.len(),
+        outcome.failed.len(),
+        ranked.first().and_then(|m| m.params.id()).unwrap_or(0),
+        ranked.first().map_or(0.0, |m| m.similarity),
+        thesis.map_or(0.0, |m| m.similarity),
+        outcome.wall.as_secs_f64()
+    ));
+    if !outcome.failed.is_empty() {
+        return Err(BadInput(format!(
+            "{} workload(s) failed:\n{}",
+            outcome.failed.len(),
+            outcome.failed.join("\n")
+        ))
+        .into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The workloads the arguments ask for.
+fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
+    let mut list = match (&args.rom, &args.workloads) {
+        (Some(rom), _) => vec![Workload {
+            name: rom
+                .file_stem()
+                .map_or("rom".into(), |s| s.to_string_lossy().into_owned()),
+            rom: rom.clone(),
+            movie: args.movie.clone(),
+            minutes: None,
+        }],
+        (None, Some(file)) => workloads::load(file).map_err(|e| BadInput(e.to_string()))?,
+        (None, None) => workloads::bundled(&workloads::repo_root()),
+    };
+    if !args.only.is_empty() {
+        if let Some(unknown) = args
+            .only
+            .iter()
+            .find(|n| !list.iter().any(|w| &w.name == *n))
+        {
+            let names: Vec<&str> = list.iter().map(|w| w.name.as_str()).collect();
+            return Err(BadInput(format!(
+                "--only: no workload named {unknown:?} (there are: {})",
+                names.join(", ")
+            ))
+            .into());
+        }
+        list.retain(|w| args.only.contains(&w.name));
+    }
+    Ok(list)
+}
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// Wall times: emulation per workload, replay per configuration.
+fn timing(outcome: &run::SweepOutcome, threads: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "sweep wall time {:.1} s on {threads} thread(s)",
+        secs(outcome.wall)
+    );
+    for r in &outcome.results {
+        let replays: Vec<f64> = r.configs.iter().map(|c| secs(c.replay) * 1e3).collect();
+        let sum: f64 = replays.iter().sum();
+        let max = replays.iter().copied().fold(0.0, f64::max);
+        let mut sorted = replays.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+        let _ = writeln!(
+            out,
+            "  {:<18} emulation {:>6.2} s ({:>5.0} fps, {} frames, {} batches); replay per config: median {:.1} ms, max {:.1} ms, total {:.2} s",
+            r.name,
+            secs(r.emulate_wall),
+            r.frames as f64 / secs(r.emulate_wall).max(1e-9),
+            r.frames,
+            r.batches,
+            median,
+            max,
+            sum / 1e3
+        );
+    }
+    out
+}
+
+/// `--bless`: re-records the snapshots, showing what changed.
+fn bless(threads: usize) -> anyhow::Result<ExitCode> {
+    let repo = workloads::repo_root();
+    let dir = snapshots::dir(&repo);
+    eprintln!(
+        "recording snapshots of the bundled workloads ({} emulated minute(s) each) into {}",
+        snapshots::SNAPSHOT_MINUTES,
+        dir.display()
+    );
+    let snaps = snapshots::compute(&repo, threads).map_err(BadInput)?;
+    // New files are listed by `wrote` below; report only real changes.
+    for s in snaps.iter().filter(|s| dir.join(&s.file).is_file()) {
+        for change in snapshots::compare(&dir, std::slice::from_ref(s)) {
+            eprintln!("changed: {change}");
+        }
+    }
+    let written = snapshots::write(&dir, &snaps).map_err(anyhow::Error::msg)?;
+    for p in &written {
+        eprintln!("wrote {}", p.display());
+    }
+    emit(&format!("snapshots={}", written.len()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Progress bars: one per running emulation (frames), one for the replays.
+struct Bars {
+    multi: MultiProgress,
+    emulations: Mutex<HashMap<usize, ProgressBar>>,
+    replays: ProgressBar,
+    /// Replays per workload, taken off the total when one cannot run.
+    per_workload: u64,
+}
+
+impl Bars {
+    fn new(workloads: usize, configs: usize) -> Self {
+        let total_replays = workloads * configs;
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let replays = multi.add(ProgressBar::new(total_replays as u64));
+        replays.set_style(
+            ProgressStyle::with_template(
+                "{msg:>12} [{bar:40}] {pos}/{len} configs replayed ({per_sec}, eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        replays.set_message("replays");
+        Bars {
+            multi,
+            emulations: Mutex::new(HashMap::new()),
+            replays,
+            per_workload: configs as u64,
+        }
+    }
+
+    fn finish(&self) {
+        self.replays.finish_and_clear();
+        let _ = self.multi.clear();
+    }
+}
+
+impl Observer for Bars {
+    fn emulating(&self, index: usize, name: &str, frames: u64) {
+        let bar = self.multi.add(progress_bar(frames, name));
+        if let Ok(mut map) = self.emulations.lock() {
+            map.insert(index, bar);
+        }
+    }
+
+    fn frame(&self, index: usize, frame: u64) {
+        // Every 32nd frame is plenty for a bar and keeps the lock cold.
+        if frame.is_multiple_of(32) {
+            if let Some(bar) = self
+                .emulations
+                .lock()
+                .ok()
+                .and_then(|m| m.get(&index).cloned())
+            {
+                bar.set_position(frame);
+            }
+        }
+    }
+
+    fn emulated(&self, index: usize) {
+        if let Some(bar) = self
+            .emulations
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(&index))
+        {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+        }
+    }
+
+    fn problem(&self, _index: usize, _error: &WorkloadError) {
+        // Reported after the run (a hidden draw target would drop a println).
+        self.replays.set_length(
+            self.replays
+                .length()
+                .unwrap_or(0)
+                .saturating_sub(self.per_workload),
+        );
+    }
+
+    fn replayed(&self) {
+        self.replays.inc(1);
+    }
+}

@@ -1,0 +1,523 @@
+//! Running the sweep: one emulation per workload (truth CFG + sample stream),
+//! then all 144 configurations replayed from the stream and scored.
+//!
+//! Work is spread over scoped threads pulling jobs from one queue. Replay jobs
+//! (one configuration of one emulated workload, ~50 ms) go first, so a stream
+//! is dropped as soon as its 144 configurations are done; a worker with no
+//! replay to do starts the next emulation (one core each, several seconds).
+//! At most about one stream per worker is alive at once, and on two cores one
+//! workload's replays overlap the next one's emulation.
+//!
+//! Results do not depend on the thread count or on scheduling: each replay is
+//! a pure function of the stream and the configuration, and results are
+//! stored by (workload, config id).
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use gfc::{Cfg, GfcParams, HotFraction, Metrics, Sample};
+use profiler::cfg_file::CfgRecord;
+use profiler::session::{self, ProfileSettings};
+
+use super::workloads::Workload;
+use super::H99_PERCENT;
+use crate::cli::movie;
+use crate::cli::profile::minutes_to_frames;
+
+/// Emulated minutes when neither the workload nor the command line says and
+/// there is no movie: the thesis' runs were ~5 minutes.
+pub const DEFAULT_MINUTES: f64 = 5.0;
+
+/// What one emulation produced: everything the replays and reports need.
+pub struct Emulated {
+    pub name: String,
+    pub batches: Vec<Vec<Sample>>,
+    pub truth: Cfg,
+    pub h90: Cfg,
+    /// Our extra reference, see [`H99_PERCENT`].
+    pub h99: Cfg,
+    pub executed_instructions: u64,
+    pub sampled_instructions: u64,
+    pub frames: u64,
+    pub frame_hash: u64,
+    /// H90 of the truth as a record (with disassembly): the snapshot and the
+    /// per-workload output file.
+    pub h90_record: CfgRecord,
+    /// The hot CFG at the thesis' best configuration, as a record.
+    pub best_record: CfgRecord,
+    pub wall: Duration,
+}
+
+/// Why a workload did not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkloadError {
+    /// The ROM file does not exist: reported and skipped, not an error (a
+    /// workload list may name games this machine does not have).
+    MissingRom(String),
+    /// Anything else (unreadable or corrupt ROM, missing or bad movie).
+    Bad(String),
+}
+
+impl std::fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkloadError::MissingRom(m) | WorkloadError::Bad(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A workload ready to emulate: the machine powered on, the movie loaded.
+pub struct Prepared {
+    nes: emu::Nes,
+    replay: Option<emu::movie::Replay>,
+    rom_bytes: Vec<u8>,
+    rom_name: String,
+    pub frames: u64,
+}
+
+/// Loads a workload's ROM and movie and works out its length in frames:
+/// `minutes` (the command line's) over the workload's own, over the movie's
+/// length, over [`DEFAULT_MINUTES`].
+pub fn prepare(w: &Workload, minutes: Option<f64>) -> Result<Prepared, WorkloadError> {
+    if !w.rom.is_file() {
+        return Err(WorkloadError::MissingRom(format!(
+            "{}: ROM {} not found",
+            w.name,
+            w.rom.display()
+        )));
+    }
+    let bad = |e: anyhow::Error| WorkloadError::Bad(format!("{}: {e:#}", w.name));
+    let rom_bytes = movie::read_rom(&w.rom).map_err(bad)?;
+    let (nes, replay) = match &w.movie {
+        Some(m) => {
+            let (nes, replay, _) = movie::load_replay(&w.rom, m).map_err(bad)?;
+            (nes, Some(replay))
+        }
+        None => (crate::cli::load_rom(&w.rom).map_err(bad)?, None),
+    };
+    let frames = match minutes.or(w.minutes) {
+        Some(m) => minutes_to_frames(m),
+        None => replay
+            .as_ref()
+            .map_or(minutes_to_frames(DEFAULT_MINUTES), |r| r.len()),
+    };
+    Ok(Prepared {
+        nes,
+        replay,
+        rom_bytes,
+        rom_name: file_name(&w.rom),
+        frames,
+    })
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Emulates a prepared workload with the truth recorder and the sampler.
+/// `progress(frame)` is called after each frame.
+pub fn emulate(
+    name: &str,
+    mut p: Prepared,
+    settings: &ProfileSettings,
+    progress: impl FnMut(u64),
+) -> Result<Emulated, WorkloadError> {
+    let run = session::run(&mut p.nes, p.replay.as_ref(), p.frames, settings, progress)
+        .map_err(|e| WorkloadError::Bad(format!("{name}: {e}")))?;
+    let h90 = gfc::h90(&run.truth);
+    let h99 = gfc::hot_subgraph(&run.truth, HotFraction::percent(H99_PERCENT));
+    // Replayed rather than taken from the live builder: a replay never drops
+    // batches, so this equals config 69 of the sweep by construction.
+    let best = session::replay_batches(&run.batches, gfc::THESIS_BEST).into_graph();
+    let record = |kind: &str, cfg: &Cfg| {
+        let disasm = profiler::report::disassemble(cfg, &run.counts, &p.nes);
+        profiler::report::record(
+            kind,
+            &p.rom_name,
+            &p.rom_bytes,
+            run.frames,
+            cfg.clone(),
+            disasm,
+        )
+    };
+    let h90_record = record("h90", &h90);
+    let best_record = record("sampled", &best);
+    Ok(Emulated {
+        name: name.to_string(),
+        truth: run.truth,
+        h90,
+        h99,
+        executed_instructions: run.executed_instructions,
+        sampled_instructions: run.sampled_instructions,
+        frames: run.frames,
+        frame_hash: run.frame_hash,
+        h90_record,
+        best_record,
+        wall: run.wall,
+        batches: run.batches,
+    })
+}
+
+/// One configuration's result on one workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigResult {
+    pub params: GfcParams,
+    /// Bins at the end (the thesis' "Baldes" column).
+    pub bins: usize,
+    pub metrics: Metrics,
+    /// |E(G) ∩ E(H99)| / |E(H99)| (ours).
+    pub similarity_h99: f64,
+    /// Wall time of the replay (not part of the results' identity).
+    pub replay: Duration,
+}
+
+/// Replays the stream through one configuration and scores the hot CFG.
+pub fn replay_config(e: &Emulated, params: GfcParams) -> ConfigResult {
+    let start = Instant::now();
+    let gfc = session::replay_batches(&e.batches, params);
+    let replay = start.elapsed();
+    let g = gfc.graph();
+    ConfigResult {
+        params,
+        bins: gfc.num_bins(),
+        metrics: Metrics::compute(
+            g,
+            &e.truth,
+            &e.h90,
+            e.sampled_instructions,
+            e.executed_instructions,
+        ),
+        similarity_h99: gfc::metrics::similarity(g, &e.h99),
+        replay,
+    }
+}
+
+/// All results of one workload.
+pub struct WorkloadResult {
+    pub name: String,
+    pub rom: String,
+    pub frames: u64,
+    pub frame_hash: u64,
+    pub executed_instructions: u64,
+    pub sampled_instructions: u64,
+    pub batches: usize,
+    pub truth_blocks: usize,
+    pub truth_edges: usize,
+    pub edges_h90: usize,
+    pub edges_h99: usize,
+    /// Share of all transitions on H90's heaviest edge, in percent: how much
+    /// the idle loop dominates.
+    pub top_edge_pct: f64,
+    pub emulate_wall: Duration,
+    /// The 144 configurations, in id order.
+    pub configs: Vec<ConfigResult>,
+    pub h90_record: CfgRecord,
+    pub best_record: CfgRecord,
+}
+
+impl WorkloadResult {
+    pub fn sampled_pct(&self) -> f64 {
+        gfc::metrics::sampled_pct(self.sampled_instructions, self.executed_instructions)
+    }
+
+    fn new(e: &Emulated, configs: Vec<ConfigResult>) -> Self {
+        let total = e.truth.total_transitions();
+        let top = e.truth.edges().iter().map(|x| x.count).max().unwrap_or(0);
+        WorkloadResult {
+            name: e.name.clone(),
+            rom: e.h90_record.rom_name.clone(),
+            frames: e.frames,
+            frame_hash: e.frame_hash,
+            executed_instructions: e.executed_instructions,
+            sampled_instructions: e.sampled_instructions,
+            batches: e.batches.len(),
+            truth_blocks: e.truth.num_blocks(),
+            truth_edges: e.truth.num_edges(),
+            edges_h90: e.h90.num_edges(),
+            edges_h99: e.h99.num_edges(),
+            top_edge_pct: if total > 0 {
+                top as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            },
+            emulate_wall: e.wall,
+            configs,
+            h90_record: e.h90_record.clone(),
+            best_record: e.best_record.clone(),
+        }
+    }
+}
+
+/// What the sweep did.
+pub struct SweepOutcome {
+    /// In the order of the workload list.
+    pub results: Vec<WorkloadResult>,
+    /// Workloads whose ROM is missing.
+    pub skipped: Vec<String>,
+    /// Workloads that failed for another reason.
+    pub failed: Vec<String>,
+    pub wall: Duration,
+}
+
+/// Progress reports from the workers (the CLI draws bars; tests ignore them).
+pub trait Observer: Sync {
+    /// A worker started emulating workload `index` for `frames` frames.
+    fn emulating(&self, _index: usize, _name: &str, _frames: u64) {}
+    fn frame(&self, _index: usize, _frame: u64) {}
+    /// The emulation of `index` ended (successfully or not).
+    fn emulated(&self, _index: usize) {}
+    /// Workload `index` failed or was skipped.
+    fn problem(&self, _index: usize, _error: &WorkloadError) {}
+    /// One configuration replayed.
+    fn replayed(&self) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+enum Job {
+    Emulate(usize),
+    Replay(Arc<Emulated>, usize, GfcParams),
+}
+
+/// One emulated workload whose replays are under way.
+struct Active {
+    index: usize,
+    data: Arc<Emulated>,
+    next_id: usize,
+    results: Vec<Option<ConfigResult>>,
+    done: usize,
+}
+
+#[derive(Default)]
+struct Queue {
+    next_workload: usize,
+    /// Emulations under way: a worker with nothing to do waits for them
+    /// instead of exiting, since each brings 144 replays.
+    emulating: usize,
+    active: Vec<Active>,
+    finished: BTreeMap<usize, WorkloadResult>,
+    problems: BTreeMap<usize, WorkloadError>,
+}
+
+impl Queue {
+    fn next_job(&mut self, workloads: usize, configs: &[GfcParams]) -> Option<Job> {
+        if let Some(a) = self.active.iter_mut().find(|a| a.next_id < configs.len()) {
+            let id = a.next_id;
+            a.next_id += 1;
+            return Some(Job::Replay(Arc::clone(&a.data), a.index, configs[id]));
+        }
+        if self.next_workload < workloads {
+            self.next_workload += 1;
+            self.emulating += 1;
+            return Some(Job::Emulate(self.next_workload - 1));
+        }
+        None
+    }
+
+    /// Whether a worker finding no job should wait rather than exit.
+    fn more_may_come(&self) -> bool {
+        self.emulating > 0
+    }
+
+    fn store(&mut self, index: usize, slot: usize, result: ConfigResult, total: usize) {
+        let pos = self
+            .active
+            .iter()
+            .position(|a| a.index == index)
+            .expect("replayed workload is active");
+        let a = &mut self.active[pos];
+        a.results[slot] = Some(result);
+        a.done += 1;
+        if a.done == total {
+            let a = self.active.swap_remove(pos);
+            let configs = a
+                .results
+                .into_iter()
+                .map(|r| r.expect("all done"))
+                .collect();
+            self.finished
+                .insert(index, WorkloadResult::new(&a.data, configs));
+        }
+    }
+}
+
+/// Runs the sweep over `workloads` with `configs` (normally the 144 of the
+/// grid) on `threads` worker threads.
+pub fn sweep(
+    workloads: &[Workload],
+    configs: &[GfcParams],
+    minutes: Option<f64>,
+    settings: &ProfileSettings,
+    threads: usize,
+    observer: &dyn Observer,
+) -> SweepOutcome {
+    let start = Instant::now();
+    let queue = Mutex::new(Queue::default());
+    let slot_of = |p: GfcParams| configs.iter().position(|&c| c == p).expect("listed config");
+    // Signalled whenever an emulation ends: its replays are new jobs (or,
+    // if it failed, perhaps the end of all work).
+    let wake = Condvar::new();
+    let next = || {
+        let mut q = queue.lock().expect("queue lock");
+        loop {
+            if let Some(job) = q.next_job(workloads.len(), configs) {
+                return Some(job);
+            }
+            if !q.more_may_come() {
+                return None;
+            }
+            q = wake.wait(q).expect("queue lock");
+        }
+    };
+    let worker = || {
+        while let Some(job) = next() {
+            match job {
+                Job::Replay(data, index, params) => {
+                    let result = replay_config(&data, params);
+                    drop(data);
+                    observer.replayed();
+                    queue.lock().expect("queue lock").store(
+                        index,
+                        slot_of(params),
+                        result,
+                        configs.len(),
+                    );
+                }
+                Job::Emulate(index) => {
+                    let w = &workloads[index];
+                    // A panic in the emulator (a bug, or a ROM it cannot
+                    // handle) fails this workload only: unwinding past here
+                    // would leave the other workers waiting for it forever.
+                    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        prepare(w, minutes).and_then(|p| {
+                            observer.emulating(index, &w.name, p.frames);
+                            emulate(&w.name, p, settings, |f| observer.frame(index, f))
+                        })
+                    }))
+                    .unwrap_or_else(|panic| {
+                        Err(WorkloadError::Bad(format!(
+                            "{}: the emulation panicked: {}",
+                            w.name,
+                            panic_message(panic.as_ref())
+                        )))
+                    });
+                    observer.emulated(index);
+                    let mut q = queue.lock().expect("queue lock");
+                    q.emulating -= 1;
+                    match outcome {
+                        Ok(e) if configs.is_empty() => {
+                            q.finished
+                                .insert(index, WorkloadResult::new(&e, Vec::new()));
+                        }
+                        Ok(e) => q.active.push(Active {
+                            index,
+                            data: Arc::new(e),
+                            next_id: 0,
+                            results: vec![None; configs.len()],
+                            done: 0,
+                        }),
+                        Err(err) => {
+                            observer.problem(index, &err);
+                            q.problems.insert(index, err);
+                        }
+                    }
+                    drop(q);
+                    wake.notify_all();
+                }
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(worker);
+        }
+    });
+    let q = queue.into_inner().expect("queue lock");
+    let (mut skipped, mut failed) = (Vec::new(), Vec::new());
+    for (_, e) in q.problems {
+        match e {
+            WorkloadError::MissingRom(m) => skipped.push(m),
+            WorkloadError::Bad(m) => failed.push(m),
+        }
+    }
+    SweepOutcome {
+        results: q.finished.into_values().collect(),
+        skipped,
+        failed,
+        wall: start.elapsed(),
+    }
+}
+
+/// The text of a panic payload (`panic!` with a literal or a format).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+/// Worker threads by default: every core the OS grants us.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::workloads::{bundled, repo_root};
+
+    /// Results depend on neither the thread count nor the scheduling; a
+    /// missing ROM is skipped and the rest still run.
+    #[test]
+    fn threads_do_not_change_results_and_missing_roms_are_skipped() {
+        let mut list: Vec<Workload> = bundled(&repo_root())
+            .into_iter()
+            .filter(|w| w.name == "cfgdemo" || w.name == "maze")
+            .collect();
+        list.insert(
+            1,
+            Workload {
+                name: "absent".into(),
+                rom: "/no/such/rom.nes".into(),
+                movie: None,
+                minutes: None,
+            },
+        );
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(13).collect();
+        let run = |threads| {
+            sweep(
+                &list,
+                &configs,
+                Some(0.05),
+                &ProfileSettings::default(),
+                threads,
+                &Quiet,
+            )
+        };
+        let (one, three) = (run(1), run(3));
+        for outcome in [&one, &three] {
+            assert_eq!(outcome.skipped.len(), 1, "{:?}", outcome.skipped);
+            assert!(outcome.skipped[0].starts_with("absent: ROM"));
+            assert!(outcome.failed.is_empty(), "{:?}", outcome.failed);
+            let names: Vec<&str> = outcome.results.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(names, ["cfgdemo", "maze"]);
+        }
+        for (a, b) in one.results.iter().zip(&three.results) {
+            assert_eq!(a.frame_hash, b.frame_hash);
+            assert_eq!(a.configs.len(), configs.len());
+            for (x, y) in a.configs.iter().zip(&b.configs) {
+                assert_eq!(x.params, y.params);
+                assert_eq!((x.bins, &x.metrics), (y.bins, &y.metrics));
+                assert_eq!(x.similarity_h99, y.similarity_h99);
+            }
+        }
+    }
+}
