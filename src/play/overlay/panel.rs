@@ -268,7 +268,9 @@ pub fn draw_axis_labels(canvas: &mut Canvas, layout: &Layout, axis: &Axis, line:
             canvas.fill_rect(layout.strip_x - 2 * ls, y, 2 * ls, 1, colors::TEXT_DIM);
             addr += if s.lo == 0x8000 { 0x2000 } else { s.hi - s.lo };
         }
-        if !s.label.is_empty() {
+        // A band's name goes in its middle, if it clears the address labels
+        // at both ends (not at scale 1, where a band is 16 rows).
+        if !s.label.is_empty() && s.y1 - s.y0 >= 3.0 * glyph as f32 {
             let y = y0 + ((s.y0 + s.y1) / 2.0) as i32 + glyph / 2;
             text::draw(canvas, layout.pad, y, ls, colors::TEXT_DIM, s.label);
         }
