@@ -32,7 +32,21 @@ const TEXT_DIM: [u8; 3] = [0x80, 0x88, 0x98];
 struct KillOnDrop(Child);
 
 impl Drop for KillOnDrop {
+    /// SIGTERM first, so Xvfb removes its lock file (a killed server leaves
+    /// it, and the display number looks taken to every later run); SIGKILL
+    /// if it has not gone within two seconds.
     fn drop(&mut self) {
+        // SAFETY: kill(2) on the pid of our own child process.
+        unsafe {
+            libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
