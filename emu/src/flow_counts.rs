@@ -60,6 +60,21 @@ impl Default for FlowCounts {
 }
 
 impl FlowCounts {
+    /// Makes `self` a copy of `other`, reusing `self`'s buffers (unlike the
+    /// derived `clone_from`): the live overlay copies the counts once a second
+    /// and should not allocate a megabyte each time.
+    pub fn copy_from(&mut self, other: &FlowCounts) {
+        self.executed.clone_from(&other.executed);
+        self.opcode.clone_from(&other.opcode);
+        self.static_target.clone_from(&other.static_target);
+        self.static_count.clone_from(&other.static_count);
+        self.dynamic.clone_from(&other.dynamic);
+        self.interrupts.clone_from(&other.interrupts);
+        self.brk_handlers.clone_from(&other.brk_handlers);
+        self.instructions = other.instructions;
+        self.frames.clone_from(&other.frames);
+    }
+
     pub fn new() -> FlowCounts {
         FlowCounts {
             executed: vec![0; 0x10000],

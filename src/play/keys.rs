@@ -5,6 +5,8 @@
 use emu::controller::buttons;
 use minifb::Key;
 
+use super::overlay::Action;
+
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     /// (key, controller button bit) pairs.
@@ -113,8 +115,33 @@ const DIGITS: [Key; 10] = [
     Key::Key9,
 ];
 
-/// Keys the window itself uses; they cannot be bound to buttons.
-pub const RESERVED: [Key; 4] = [Key::P, Key::F, Key::Escape, Key::F12];
+/// The overlay's keys (see `overlay/`).
+pub const OVERLAY: [(Key, Action); 7] = [
+    (Key::O, Action::Toggle),
+    (Key::C, Action::CycleColouring),
+    (Key::Key1, Action::Preset(0)),
+    (Key::Key2, Action::Preset(1)),
+    (Key::Key3, Action::Preset(2)),
+    (Key::Key4, Action::Preset(3)),
+    (Key::R, Action::Reset),
+];
+
+/// Keys the window itself uses; they cannot be bound to buttons. The
+/// overlay's are reserved even without `--overlay`, so a key binding means
+/// the same with or without the panel.
+pub const RESERVED: [Key; 11] = [
+    Key::P,
+    Key::F,
+    Key::Escape,
+    Key::F12,
+    Key::O,
+    Key::C,
+    Key::Key1,
+    Key::Key2,
+    Key::Key3,
+    Key::Key4,
+    Key::R,
+];
 
 impl KeyMap {
     /// Parses `button=key,...` overrides on top of the defaults.
@@ -130,7 +157,7 @@ impl KeyMap {
             let key = key_named(key.trim())
                 .ok_or_else(|| format!("`{key}` is not a key name we know (letters, digits, Up, Enter, Space, RShift, ...)"))?;
             if RESERVED.contains(&key) {
-                return Err(format!("{key:?} is reserved by the window (P pause, F frame advance, Esc quit, F12 screenshot)"));
+                return Err(format!("{key:?} is reserved by the window (P pause, F frame advance, Esc quit, F12 screenshot; overlay: O, C, 1-4, R)"));
             }
             map.bindings.retain(|(_, b)| *b != bit);
             map.bindings.push((key, bit));
@@ -160,6 +187,13 @@ mod tests {
         assert!(KeyMap::parse("turbo=K").is_err());
         assert!(KeyMap::parse("a=Nope").is_err());
         assert!(KeyMap::parse("a=P").is_err());
+        for reserved in ["O", "c", "1", "4", "r"] {
+            assert!(
+                KeyMap::parse(&format!("b={reserved}")).is_err(),
+                "{reserved}"
+            );
+        }
+        assert!(KeyMap::parse("b=5").is_ok());
         let held = map.buttons(|k| k == Key::K || k == Key::Up);
         assert_eq!(held, buttons::A | buttons::UP);
     }

@@ -2,6 +2,17 @@
 //! keyboard input on controller 1. P pauses, F advances one frame while
 //! paused, F12 saves a screenshot, Esc quits.
 //!
+//! `--overlay` adds the live hot-CFG panel beside the game (`overlay/`): the
+//! sampler runs (wall-clock trigger, as in the thesis, unless `--trigger
+//! emulated`), the builder thread grows the graph, and the panel draws its
+//! latest snapshot every frame. O hides it, C switches count / recency
+//! colours, 1–4 restart the graph with a parameter preset, R restarts it.
+//! `--truth` adds live metrics against the exact CFG of the same run.
+//! `--headless --frames N --screenshot F.png` renders the same window image
+//! without a display (no window, audio, pacing or battery save); there the
+//! trigger defaults to emulated time, since an unpaced run would otherwise
+//! sample a different share of the game than a live session does.
+//!
 //! `--movie F` replays an FCEUX movie (the keyboard drives the game again
 //! once the movie has ended); `--record F` records the keyboard into a movie
 //! (see `record.rs`), and F9 there presses the console's reset button,
@@ -10,12 +21,13 @@
 
 mod battery;
 mod keys;
+pub mod overlay;
 mod pacing;
 mod record;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
@@ -24,9 +36,12 @@ use emu::Nes;
 use minifb::{Key, KeyRepeat, Window, WindowOptions};
 
 pub use keys::KeyMap;
+use overlay::Overlay;
 use pacing::Pacer;
+use profiler::session::{ProfileSettings, TriggerKind};
 
-use crate::cli::{load_rom, movie, BadInput};
+use crate::cli::profile::TriggerArg;
+use crate::cli::{emit, load_rom, movie, BadInput};
 use crate::screenshot;
 
 #[derive(Debug, Args)]
@@ -53,13 +68,34 @@ pub struct PlayArgs {
     /// atomically every few seconds and when the window closes, also on Ctrl-C.
     #[arg(long, value_name = "F.fm2")]
     pub record: Option<PathBuf>,
+    /// Show the live hot CFG beside the game (keys: O hide, C colouring,
+    /// 1-4 parameter preset, R reset).
+    #[arg(long)]
+    pub overlay: bool,
+    /// With --overlay: live similarity, precision and weighted against the
+    /// exact CFG recorded in the same run (updated about once a second).
+    #[arg(long, requires = "overlay")]
+    pub truth: bool,
+    /// With --overlay: what starts a sample batch. Default: wall (a real-time
+    /// timer, as in the thesis) in a window, emulated with --headless.
+    #[arg(long, value_enum, requires = "overlay")]
+    pub trigger: Option<TriggerArg>,
+    /// No window, audio or pacing: run --frames N as fast as possible (for
+    /// tests and documentation; pair with --screenshot).
+    #[arg(long, requires = "frames", conflicts_with = "record")]
+    pub headless: bool,
+    /// Write the window image (game, and panel with --overlay) to this PNG
+    /// at the end.
+    #[arg(long, value_name = "F.png")]
+    pub screenshot: Option<PathBuf>,
 }
 
-/// Nearest-neighbour upscale of a frame into the window buffer.
-fn scale_into(src: &[u32], scale: usize, dst: &mut [u32]) {
+/// Nearest-neighbour upscale of a frame into the left of the window buffer,
+/// whose rows are `stride` pixels.
+fn scale_into(src: &[u32], scale: usize, dst: &mut [u32], stride: usize) {
     let out_width = WIDTH * scale;
     for (y, row) in src.chunks_exact(WIDTH).enumerate() {
-        let line_start = y * scale * out_width;
+        let line_start = y * scale * stride;
         let line = &mut dst[line_start..line_start + out_width];
         for (x, &pixel) in row.iter().enumerate() {
             line[x * scale..(x + 1) * scale].fill(pixel);
@@ -67,9 +103,172 @@ fn scale_into(src: &[u32], scale: usize, dst: &mut [u32]) {
         for copy in 1..scale {
             dst.copy_within(
                 line_start..line_start + out_width,
-                line_start + copy * out_width,
+                line_start + copy * stride,
             );
         }
+    }
+}
+
+fn profile_settings(args: &PlayArgs) -> ProfileSettings {
+    let trigger = args.trigger.unwrap_or(if args.headless {
+        TriggerArg::Emulated
+    } else {
+        TriggerArg::Wall
+    });
+    ProfileSettings {
+        trigger: match trigger {
+            TriggerArg::Wall => TriggerKind::Wall,
+            TriggerArg::Emulated => TriggerKind::Emulated,
+        },
+        ..ProfileSettings::default()
+    }
+}
+
+/// `--headless`: the frames as fast as possible, then the window image.
+fn run_headless(
+    args: &PlayArgs,
+    mut nes: Nes,
+    replay: Option<emu::movie::Replay>,
+    mut overlay: Option<Overlay>,
+) -> anyhow::Result<ExitCode> {
+    let frames = args.frames.unwrap_or(0);
+    let scale = args.scale as usize;
+    while nes.frame_count() < frames {
+        if let Some(r) = &replay {
+            r.apply(&mut nes, frames)
+                .map_err(|p| BadInput(format!("{}: {p}", args.rom.display())))?;
+            if nes.frame_count() >= frames {
+                break;
+            }
+        }
+        nes.run_frame();
+        if let Some(o) = overlay.as_mut() {
+            o.after_frame(&mut nes);
+        }
+    }
+    let panel_width = overlay.as_ref().map_or(0, |o| o.layout().width as usize);
+    let stride = WIDTH * scale + panel_width;
+    let mut buffer = vec![0u32; stride * HEIGHT * scale];
+    let table = palette::rgb_table();
+    scale_into(
+        &screenshot::frame_rgb(&nes, &table),
+        scale,
+        &mut buffer,
+        stride,
+    );
+    if let Some(o) = overlay.as_mut() {
+        o.settle(&mut nes);
+        o.draw(&mut buffer, stride, WIDTH * scale, &nes);
+        emit(&o.summary(&nes));
+    }
+    if let Some(path) = &args.screenshot {
+        screenshot::write_png(path, stride, HEIGHT * scale, &buffer)?;
+        eprintln!("screenshot: {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// CPU time used by the calling thread so far. Wall-clock time of the
+/// panel's work also counts any time the thread sat preempted, which on a
+/// loaded machine is most of the spikes; CPU time is what the panel costs.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we pass it.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    } else {
+        Duration::ZERO
+    }
+}
+
+/// The overlay's work in one frame (batches handed over, a new snapshot
+/// copied and laid out, the panel drawn), in wall-clock and CPU time.
+#[derive(Default, Clone, Copy)]
+struct PanelTime {
+    wall: Duration,
+    cpu: Duration,
+}
+
+impl PanelTime {
+    /// Runs `f`, adding its cost.
+    fn measure<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        let (wall, cpu) = (Instant::now(), thread_cpu_time());
+        let out = f();
+        self.cpu += thread_cpu_time().saturating_sub(cpu);
+        self.wall += wall.elapsed();
+        out
+    }
+}
+
+/// Late frames of a windowed session (frames whose work overran the 60 Hz
+/// period, so the pacer found the deadline already past) and, with the
+/// overlay, what the panel cost each frame; reported on stderr at exit, so
+/// a session with and without `--overlay` can be compared.
+#[derive(Default)]
+struct FrameStats {
+    frames: u64,
+    late: u64,
+    /// Late frames that would have been on time without the panel's work
+    /// (overshoot no larger than the panel's wall-clock time that frame).
+    late_from_panel: u64,
+    panels: u32,
+    wall_total: Duration,
+    wall_max: Duration,
+    cpu_total: Duration,
+    cpu_max: Duration,
+    /// Frames whose panel work took over [`PANEL_BUDGET`] of CPU time.
+    cpu_over: u32,
+}
+
+/// The panel's time budget per frame (issue 9), an eighth of a 60 Hz frame.
+const PANEL_BUDGET: Duration = Duration::from_millis(2);
+
+impl FrameStats {
+    /// A frame ended, `late` past its deadline, the panel having taken
+    /// `panel`.
+    fn frame(&mut self, late: Duration, panel: PanelTime) {
+        self.frames += 1;
+        if !late.is_zero() {
+            self.late += 1;
+            if late <= panel.wall {
+                self.late_from_panel += 1;
+            }
+        }
+    }
+
+    fn panel(&mut self, t: PanelTime) {
+        self.panels += 1;
+        self.wall_total += t.wall;
+        self.wall_max = self.wall_max.max(t.wall);
+        self.cpu_total += t.cpu;
+        self.cpu_max = self.cpu_max.max(t.cpu);
+        if t.cpu > PANEL_BUDGET {
+            self.cpu_over += 1;
+        }
+    }
+
+    fn report(&self) -> String {
+        let mut line = format!("pacing: {} frames, {} late", self.frames, self.late);
+        if self.panels > 0 {
+            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+            let n = self.panels as f64;
+            line.push_str(&format!(
+                " ({} because of the overlay); overlay per frame: CPU {:.3} ms mean, \
+                 {:.3} ms max, {} of {} frames over 2 ms; wall clock {:.3} ms mean, {:.3} ms max",
+                self.late_from_panel,
+                ms(self.cpu_total) / n,
+                ms(self.cpu_max),
+                self.cpu_over,
+                self.panels,
+                ms(self.wall_total) / n,
+                ms(self.wall_max),
+            ));
+        }
+        line
     }
 }
 
@@ -79,6 +278,23 @@ fn screenshot_path() -> PathBuf {
         .map(|d| d.as_secs())
         .unwrap_or(0);
     PathBuf::from(format!("nesprof-{stamp}.png"))
+}
+
+/// A screenshot: the whole window image with the overlay (what is on
+/// screen), else the game at its native 256×240.
+fn save_window_or_frame(
+    nes: &Nes,
+    buffer: &[u32],
+    stride: usize,
+    scale: usize,
+    overlay: bool,
+    path: &Path,
+) -> anyhow::Result<()> {
+    if overlay {
+        screenshot::write_png(path, stride, HEIGHT * scale, buffer)
+    } else {
+        screenshot::save(nes, path)
+    }
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
@@ -96,13 +312,21 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     } else {
         load_rom(&args.rom)?
     };
+    let scale = args.scale as usize;
+    let mut overlay = args
+        .overlay
+        .then(|| Overlay::new(&mut nes, &profile_settings(&args), args.truth, scale));
+    if args.headless {
+        return run_headless(&args, nes, replay, overlay);
+    }
     let mut battery = if replay.is_none() && recorder.is_none() {
         battery::BatterySave::open(&args.rom, &mut nes)
     } else {
         None
     };
     let interrupted = record::interrupt_flag();
-    let scale = args.scale as usize;
+    let panel_width = overlay.as_ref().map_or(0, |o| o.layout().width as usize);
+    let stride = WIDTH * scale + panel_width;
     let title = format!(
         "nesprof - {}",
         args.rom
@@ -110,13 +334,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     );
-    let mut window = Window::new(
-        &title,
-        WIDTH * scale,
-        HEIGHT * scale,
-        WindowOptions::default(),
-    )
-    .context("cannot open a window (is a display available? set DISPLAY or use `nesprof run`)")?;
+    let mut window = Window::new(&title, stride, HEIGHT * scale, WindowOptions::default())
+        .context(
+            "cannot open a window (is a display available? set DISPLAY or use `nesprof run`)",
+        )?;
     window.set_target_fps(0);
 
     // Audio: without a device (or with --mute) the game runs silent; the
@@ -130,10 +351,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let mut samples = Vec::new();
 
     let table = palette::rgb_table();
-    let mut buffer = vec![0u32; WIDTH * scale * HEIGHT * scale];
+    let mut buffer = vec![0u32; stride * HEIGHT * scale];
     let mut pacer = Pacer::new(emu::nes::FRAME_HZ_NTSC);
     let mut paused = false;
     let mut fps_window = (Instant::now(), 0u32);
+    let mut stats = FrameStats::default();
 
     while window.is_open()
         && !window.is_key_down(Key::Escape)
@@ -143,6 +365,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             paused = !paused;
             pacer.reset();
         }
+        if let Some(o) = overlay.as_mut() {
+            for (key, action) in keys::OVERLAY {
+                if window.is_key_pressed(key, KeyRepeat::No) {
+                    o.apply(action, &mut nes);
+                }
+            }
+        }
+        // The overlay's share of this frame: handing over batches, copying
+        // and laying out a new snapshot, drawing.
+        let mut panel_time = PanelTime::default();
         let advance = !paused || window.is_key_pressed(Key::F, KeyRepeat::Yes);
         if advance {
             let keys = keymap.buttons(|k| window.is_key_down(k));
@@ -161,7 +393,15 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
                 rec.frame(&nes, keys)?;
             }
             nes.run_frame();
-            scale_into(&screenshot::frame_rgb(&nes, &table), scale, &mut buffer);
+            if let Some(o) = overlay.as_mut() {
+                panel_time.measure(|| o.after_frame(&mut nes));
+            }
+            scale_into(
+                &screenshot::frame_rgb(&nes, &table),
+                scale,
+                &mut buffer,
+                stride,
+            );
             samples.clear();
             nes.take_audio(&mut samples);
             if let Some(out) = audio.as_mut() {
@@ -169,13 +409,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
                 nes.set_audio_rate_ratio(rate_control.ratio(out.fill_ratio()));
             }
         }
+        if let Some(o) = overlay.as_mut() {
+            panel_time.measure(|| o.draw(&mut buffer, stride, WIDTH * scale, &nes));
+            stats.panel(panel_time);
+        }
         if window.is_key_pressed(Key::F12, KeyRepeat::No) {
             let path = screenshot_path();
-            screenshot::save(&nes, &path)?;
+            save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), &path)?;
             eprintln!("screenshot: {}", path.display());
         }
         window
-            .update_with_buffer(&buffer, WIDTH * scale, HEIGHT * scale)
+            .update_with_buffer(&buffer, stride, HEIGHT * scale)
             .context("window update failed")?;
 
         if nes.frame_count().is_multiple_of(3600) {
@@ -195,8 +439,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         if args.frames.is_some_and(|n| nes.frame_count() >= n) {
             break;
         }
-        pacer.wait();
+        stats.frame(pacer.wait(), panel_time);
     }
+    if let Some(path) = &args.screenshot {
+        save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), path)?;
+        eprintln!("screenshot: {}", path.display());
+    }
+    eprintln!("{}", stats.report());
     if let Some(save) = battery.as_mut() {
         save.write(&nes);
     }
@@ -214,11 +463,17 @@ mod tests {
     fn upscale() {
         let src: Vec<u32> = (0..(WIDTH * HEIGHT) as u32).collect();
         let mut dst = vec![0; WIDTH * HEIGHT * 9];
-        scale_into(&src, 3, &mut dst);
+        scale_into(&src, 3, &mut dst, WIDTH * 3);
         assert_eq!(dst[0], 0);
         assert_eq!(dst[2], 0);
         assert_eq!(dst[3], 1);
         assert_eq!(dst[WIDTH * 3 * 2 + 4], 1);
         assert_eq!(dst[WIDTH * 3 * 3], WIDTH as u32);
+        // With a panel to the right, rows are longer than the game.
+        let stride = WIDTH * 3 + 100;
+        let mut wide = vec![7; stride * HEIGHT * 3];
+        scale_into(&src, 3, &mut wide, stride);
+        assert_eq!(wide[stride * 3], WIDTH as u32);
+        assert_eq!(wide[WIDTH * 3], 7);
     }
 }

@@ -17,17 +17,20 @@ impl Pacer {
         }
     }
 
-    /// Sleeps until the next frame is due. If we fell more than a few frames
-    /// behind (a stall, a debugger), the schedule restarts from now rather than
-    /// racing to catch up.
-    pub fn wait(&mut self) {
+    /// Sleeps until the next frame is due; returns how far past due it
+    /// already was (zero for a frame on time). If we fell more than a few
+    /// frames behind (a stall, a debugger), the schedule restarts from now
+    /// rather than racing to catch up.
+    pub fn wait(&mut self) -> Duration {
         let now = Instant::now();
+        let late = now.saturating_duration_since(self.next);
         if self.next > now {
             std::thread::sleep(self.next - now);
         } else if now - self.next > self.period * 4 {
             self.next = now;
         }
         self.next += self.period;
+        late
     }
 
     /// Restarts the schedule (after a pause).

@@ -1,0 +1,413 @@
+//! The live hot-CFG overlay (`nesprof play --overlay`): a side panel beside
+//! the game, as tall as the scaled picture, redrawn every frame from the
+//! GFCGaussiano builder's latest published snapshot.
+//!
+//! Threads: the emulation thread (the window's) runs the sampler and offers
+//! each batch to the builder thread with `try_send`; the builder publishes
+//! snapshots behind a parking_lot lock, which the panel reads with
+//! `try_read` only (`view.rs`), so the emulation never waits on the panel.
+//! With `--truth` a third thread builds the exact CFG about once a second
+//! for the live metrics (`truth.rs`).
+//!
+//! Parts, one file each: `axis` (the address axis), `strip` (bins on it),
+//! `graph` (the arc diagram: layout, clustering and why it stays legible),
+//! `recency` (ages by diffing snapshots), `panel` (layout and text), `text`
+//! (bitmap font), `canvas` (pixel primitives), `colors`, `presets` (keys
+//! 1–4), `view` (the snapshot copy).
+
+pub mod axis;
+pub mod canvas;
+pub mod colors;
+pub mod graph;
+pub mod panel;
+pub mod presets;
+pub mod recency;
+pub mod strip;
+pub mod text;
+pub mod truth;
+pub mod view;
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use emu::flow_counts::FlowCounts;
+use emu::Nes;
+use parking_lot::RwLock;
+use profiler::builder::{BuilderHandle, Snapshot};
+use profiler::session::{self, ProfileSettings};
+use profiler::timer::WallTimer;
+
+use axis::{Axis, Bands};
+use canvas::Canvas;
+use colors::Ramps;
+use graph::{Geometry, GraphView};
+use panel::{Layout, Status};
+use recency::History;
+use strip::Strip;
+use truth::TruthWorker;
+use view::View;
+
+/// What the colours of the strip, edges and nodes show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colouring {
+    /// Counts, log-scaled on the heat ramp.
+    Count,
+    /// How recently the count grew (ten-second horizon).
+    Recency,
+}
+
+/// What the overlay's keys ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// O: show or hide the panel.
+    Toggle,
+    /// C: count / recency colouring.
+    CycleColouring,
+    /// 1–4: restart the graph with that preset (0-based here).
+    Preset(usize),
+    /// R: restart the graph with the current parameters.
+    Reset,
+}
+
+/// Frames between two ground-truth comparisons (about a second).
+const TRUTH_EVERY_FRAMES: u64 = 60;
+/// Batches between two snapshots the builder publishes: a few per second at
+/// the thesis' 3 ms interval, so the panel follows the graph closely.
+const PUBLISH_EVERY: u64 = 16;
+
+pub struct Overlay {
+    builder: Option<BuilderHandle>,
+    snapshot: Arc<RwLock<Snapshot>>,
+    _timer: Option<WallTimer>,
+    truth: Option<TruthWorker>,
+    params: gfc::GfcParams,
+    view: View,
+    edge_history: History,
+    block_history: History,
+    graph: GraphView,
+    strip: Strip,
+    bands: Bands,
+    axis: Axis,
+    layout: Layout,
+    ramps: Ramps,
+    colouring: Colouring,
+    visible: bool,
+    /// Baselines at the last reset, for the sampled share and drops.
+    retired_at_reset: u64,
+    dropped_at_reset: u64,
+    last_truth_frame: u64,
+    /// Drops of the finished builder (after [`Overlay::settle`]).
+    final_dropped: Option<u64>,
+    line: String,
+}
+
+impl Overlay {
+    /// Attaches the sampler (and, with `truth`, the flow recorder) to `nes`
+    /// and starts the builder; the panel is for a game drawn at `scale`.
+    pub fn new(nes: &mut Nes, settings: &ProfileSettings, truth: bool, scale: usize) -> Overlay {
+        let timer = session::attach(nes, settings);
+        if !truth {
+            // The recorder costs emulation time; only --truth reads it.
+            nes.probes.flow = None;
+        }
+        let builder = BuilderHandle::spawn(settings.params, settings.queue, PUBLISH_EVERY);
+        let snapshot = builder.snapshot();
+        let layout = Layout::new(scale);
+        let bands = Bands::default();
+        Overlay {
+            truth: truth.then(|| TruthWorker::spawn(snapshot.clone())),
+            builder: Some(builder),
+            snapshot,
+            _timer: timer,
+            params: settings.params,
+            view: View::default(),
+            edge_history: History::default(),
+            block_history: History::default(),
+            graph: GraphView::default(),
+            strip: Strip::default(),
+            bands,
+            axis: Axis::new(layout.band_h as f32, bands),
+            layout,
+            ramps: Ramps::default(),
+            colouring: Colouring::Count,
+            visible: true,
+            retired_at_reset: nes.retired,
+            dropped_at_reset: 0,
+            last_truth_frame: nes.frame_count(),
+            final_dropped: None,
+            line: String::with_capacity(64),
+        }
+    }
+
+    /// The panel's layout (its width is added to the window's).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn colouring(&self) -> Colouring {
+        self.colouring
+    }
+
+    pub fn visible(&self) -> bool {
+        self.visible
+    }
+
+    /// One line for `--headless` runs (scripts and tests read it):
+    /// `frames=N batches=N blocks=N edges=N nodes=N drawn_edges=N dropped=N`,
+    /// plus the metrics with `--truth`.
+    pub fn summary(&mut self, nes: &Nes) -> String {
+        let mut line = format!(
+            "frames={} batches={} blocks={} edges={} nodes={} drawn_edges={} dropped={}",
+            nes.frame_count(),
+            self.view.batches,
+            self.graph.blocks,
+            self.view.edges.len(),
+            self.graph.nodes.len(),
+            self.graph.edges.len(),
+            self.final_dropped
+                .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset)),
+        );
+        if let Some(m) = self.truth.as_mut().and_then(TruthWorker::latest) {
+            let _ = write!(
+                line,
+                " similarity={:.4} precision={:.4} weighted={:.4}",
+                m.similarity, m.precision, m.weighted
+            );
+        }
+        line
+    }
+
+    fn dropped(&self) -> u64 {
+        self.builder.as_ref().map_or(0, BuilderHandle::dropped)
+    }
+
+    /// After each emulated frame: hands the sampler's batches to the builder,
+    /// picks up a new snapshot if one was published, and now and then starts
+    /// a ground-truth comparison. Never blocks.
+    pub fn after_frame(&mut self, nes: &mut Nes) {
+        if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
+        {
+            for batch in sampler.take_batches() {
+                builder.offer(profiler::convert::batch(&batch));
+            }
+        }
+        let frame = nes.frame_count();
+        if self.view.refresh(&self.snapshot) {
+            self.rebuild(frame);
+        }
+        if let Some(worker) = self.truth.as_mut() {
+            if frame >= self.last_truth_frame + TRUTH_EVERY_FRAMES && worker.idle() {
+                nes.flush_probes();
+                if let Some(counts) = nes.probes.flow.as_deref() {
+                    worker.submit(counts, frame);
+                }
+                self.last_truth_frame = frame;
+            }
+        }
+    }
+
+    fn rebuild(&mut self, frame: u64) {
+        let mut bands = Bands::default();
+        for b in &self.view.blocks {
+            bands.note(b.entry);
+        }
+        for &(c, _) in &self.view.bins {
+            bands.note(c.max(0.0) as u32);
+        }
+        if bands != self.bands {
+            self.bands = bands;
+            self.axis = Axis::new(self.layout.band_h as f32, bands);
+        }
+        let params = self.view.params.unwrap_or(self.params);
+        self.strip.rebuild(
+            &self.axis,
+            &self.view.bins,
+            params.bin_size,
+            params.recurrent_threshold,
+            frame,
+        );
+        let geometry = Geometry::for_panel(self.layout.band_h as f32, self.layout.scale);
+        self.graph.rebuild(
+            &self.view,
+            &mut self.edge_history,
+            &mut self.block_history,
+            frame,
+            &self.axis,
+            geometry,
+        );
+    }
+
+    /// Copies the published snapshot again and lays the graph out anew,
+    /// whether or not it changed: what every new snapshot costs the
+    /// emulation thread (benches/overlay.rs measures it).
+    pub fn relayout(&mut self, nes: &Nes) {
+        self.view.invalidate();
+        if self.view.refresh(&self.snapshot) {
+            self.rebuild(nes.frame_count());
+        }
+    }
+
+    /// Carries out a key's action.
+    pub fn apply(&mut self, action: Action, nes: &mut Nes) {
+        match action {
+            Action::Toggle => self.visible = !self.visible,
+            Action::CycleColouring => {
+                self.colouring = match self.colouring {
+                    Colouring::Count => Colouring::Recency,
+                    Colouring::Recency => Colouring::Count,
+                }
+            }
+            Action::Preset(i) => {
+                self.params = presets::PRESETS[i.min(presets::PRESETS.len() - 1)];
+                self.reset(nes);
+            }
+            Action::Reset => self.reset(nes),
+        }
+    }
+
+    /// Restarts the graph (and the truth it is compared with, so both cover
+    /// the same stretch of the run).
+    fn reset(&mut self, nes: &mut Nes) {
+        if let Some(builder) = self.builder.as_mut() {
+            builder.reset(self.params);
+        }
+        if nes.probes.flow.is_some() {
+            nes.flush_probes();
+            nes.probes.flow = Some(Box::new(FlowCounts::new()));
+        }
+        if let Some(worker) = self.truth.as_mut() {
+            worker.reset();
+        }
+        self.retired_at_reset = nes.retired;
+        self.dropped_at_reset = self.dropped();
+        self.last_truth_frame = nes.frame_count();
+        self.edge_history.clear();
+        self.block_history.clear();
+        self.view.invalidate();
+    }
+
+    /// Lets the builder catch up with every batch offered so far and takes
+    /// its final state, with exact metrics when `--truth` is on: the headless
+    /// screenshot path, so that its picture does not depend on thread timing.
+    /// The overlay samples no more afterwards.
+    pub fn settle(&mut self, nes: &mut Nes) {
+        self.after_frame(nes);
+        if let Some(builder) = self.builder.take() {
+            // The handle goes away with `finish`: keep its drop count.
+            self.final_dropped = Some(builder.dropped().saturating_sub(self.dropped_at_reset));
+            // `finish` drains the queue and publishes the final state.
+            builder.finish();
+        }
+        self.view.invalidate();
+        if self.view.refresh(&self.snapshot) {
+            self.rebuild(nes.frame_count());
+        }
+        if self.truth.is_some() {
+            nes.flush_probes();
+            if let Some(counts) = nes.probes.flow.as_deref() {
+                let graph = self.snapshot.read().graph.clone();
+                let m = truth::compare(&graph, counts, nes.frame_count());
+                if let Some(worker) = self.truth.as_mut() {
+                    worker.set(m);
+                }
+            }
+        }
+    }
+
+    /// Draws the panel into the window buffer `buf` (rows of `stride`
+    /// pixels) with its left edge at column `x0`.
+    pub fn draw(&mut self, buf: &mut [u32], stride: usize, x0: usize, nes: &Nes) {
+        let l = self.layout;
+        let mut canvas = Canvas::new(buf, stride, x0, 0, l.width as usize, l.height as usize);
+        canvas.fill_rect(0, 0, l.width, l.height, colors::BG);
+        canvas.fill_rect(0, 0, (l.scale / 2).max(1), l.height, colors::RULE);
+        if !self.visible {
+            text::draw(
+                &mut canvas,
+                l.pad * 2,
+                l.height / 2,
+                l.text_scale,
+                colors::TEXT_DIM,
+                "O: show the hot CFG",
+            );
+            return;
+        }
+        let frame = nes.frame_count();
+        let pc = nes.cpu.pc;
+        let params = self.view.params.unwrap_or(self.params);
+        let executed = nes.retired.saturating_sub(self.retired_at_reset);
+        let dropped = self
+            .final_dropped
+            .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));
+        let status = Status {
+            params: Some(params),
+            preset: presets::number_of(&params),
+            batches: self.view.batches,
+            dropped,
+            sampled_pct: gfc::metrics::sampled_pct(self.view.sampled_instructions, executed),
+            bins: self.view.bins.len(),
+            hot_bins: self.strip.hot_bins,
+            blocks: self.graph.blocks,
+            edges: self.view.edges.len(),
+            nodes: (self.graph.nodes.len() < self.graph.blocks).then_some(self.graph.nodes.len()),
+            truth: self
+                .truth
+                .as_mut()
+                .map(|w| w.latest().map(|m| (m.similarity, m.precision, m.weighted))),
+            pc,
+            frame,
+        };
+        panel::draw_status(&mut canvas, &l, &status, &mut self.line);
+        panel::draw_legend(
+            &mut canvas,
+            &l,
+            &self.ramps,
+            self.colouring,
+            params.recurrent_threshold,
+            self.strip.max_count,
+            &mut self.line,
+        );
+        panel::draw_axis_labels(&mut canvas, &l, &self.axis, &mut self.line);
+        self.strip.draw(
+            &mut canvas,
+            &self.ramps,
+            self.colouring,
+            (l.strip_x, l.band_y, l.strip_w),
+            l.tick_w,
+            frame,
+        );
+        // The PC on the strip: a marker left of it, in the label column.
+        let pc_y = l.band_y + self.axis.y_of(pc as f64) as i32;
+        canvas.fill_rect(
+            l.strip_x - 3 * l.scale,
+            pc_y - l.scale / 2,
+            3 * l.scale,
+            l.scale.max(2),
+            colors::PC,
+        );
+        self.graph.draw(
+            &mut canvas,
+            &self.ramps,
+            self.colouring,
+            l.graph_rect(),
+            l.strip_x + l.strip_w + l.tick_w + 1,
+            l.scale,
+            frame,
+            pc as u32,
+        );
+        if self.graph.hidden_edges > 0 {
+            self.line.clear();
+            let _ = write!(self.line, "+{} more edges", self.graph.hidden_edges);
+            let w = text::width(&self.line, l.label_scale);
+            text::draw(
+                &mut canvas,
+                l.graph_x + l.graph_w - w,
+                l.band_y + l.band_h - text::CELL * l.label_scale,
+                l.label_scale,
+                colors::TEXT_DIM,
+                &self.line,
+            );
+        }
+        panel::draw_footer(&mut canvas, &l);
+    }
+}

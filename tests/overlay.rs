@@ -1,0 +1,494 @@
+//! The live hot-CFG overlay (`nesprof play --overlay`, issue 9).
+//!
+//! - Under Xvfb: fountain (a bundled roms-test program; it also runs code
+//!   from RAM, so the RAM band shows) replays its movie with `--overlay
+//!   --truth` for 600 frames in a real window. It samples on emulated time:
+//!   in a paced window the wall trigger yields about one batch per frame, as
+//!   many as the machine's speed allows, so the graph 6 s in could be a
+//!   handful of blocks; on emulated time it is the same on every machine and
+//!   the thresholds below mean something. (The headless test runs the wall
+//!   trigger.) The window is captured with
+//!   ImageMagick's `import` twice: the panel must show edges (arc pixels in
+//!   the graph area away from the node column) and its text must change
+//!   between the captures; then O (pressed with xdotool) must hide the graph.
+//!   Skipped, saying so, only when the Xvfb binary is absent (CI installs it
+//!   with xdotool and ImageMagick, which are then required).
+//! - Headless: `--headless --frames N --screenshot F.png` writes the same
+//!   window image (game + panel) and a summary line.
+//! - Bad arguments are refused with exit code 2, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nesprof::play::overlay::panel::Layout;
+
+const SCALE: usize = 3;
+/// The panel's background (`overlay::colors::BG`) as RGB.
+const BG: [u8; 3] = [0x10, 0x12, 0x18];
+/// Its dim text (`overlay::colors::TEXT_DIM`): hints and notes, never arcs.
+const TEXT_DIM: [u8; 3] = [0x80, 0x88, 0x98];
+
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    /// SIGTERM first, so Xvfb removes its lock file (a killed server leaves
+    /// it, and the display number looks taken to every later run); SIGKILL
+    /// if it has not gone within two seconds.
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the pid of our own child process.
+        unsafe {
+            libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nesprof-overlay-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn start_xvfb() -> (KillOnDrop, String) {
+    for n in 0..20 {
+        let display = format!(":{}", 340 + (std::process::id() as usize + n) % 100);
+        let lock = format!("/tmp/.X{}-lock", &display[1..]);
+        if Path::new(&lock).exists() {
+            continue;
+        }
+        let child = Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1600x900x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb starts");
+        let guard = KillOnDrop(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if Path::new(&lock).exists() {
+                return (guard, display);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    panic!("could not start Xvfb");
+}
+
+/// Waits until the X server accepts clients (its lock file appears a little
+/// before that, and a window opened too early fails).
+fn wait_for_server(display: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let ok = Command::new("xdotool")
+            .arg("getdisplaygeometry")
+            .env("DISPLAY", display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("Xvfb on {display} does not accept clients");
+}
+
+fn find_window(display: &str, player: &mut KillOnDrop) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = player.0.try_wait() {
+            let mut stderr = String::new();
+            use std::io::Read;
+            if let Some(mut e) = player.0.stderr.take() {
+                let _ = e.read_to_string(&mut stderr);
+            }
+            panic!("play exited ({status}) before its window appeared: {stderr}");
+        }
+        let out = Command::new("xdotool")
+            .args(["search", "--name", "nesprof"])
+            .env("DISPLAY", display)
+            .output()
+            .expect("xdotool runs");
+        if let Some(id) = String::from_utf8_lossy(&out.stdout).lines().next() {
+            return id.trim().to_string();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!("the nesprof window did not appear");
+}
+
+fn xdotool(display: &str, args: &[&str]) {
+    let status = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .status()
+        .expect("xdotool runs");
+    assert!(status.success(), "xdotool {args:?} failed");
+}
+
+struct Image {
+    w: usize,
+    h: usize,
+    pixels: Vec<[u8; 3]>,
+}
+
+impl Image {
+    fn read(path: &Path) -> Image {
+        let mut decoder = png::Decoder::new(std::fs::File::open(path).expect("png exists"));
+        // ImageMagick writes indexed or grey PNGs when few colours are used.
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut reader = decoder.read_info().expect("png header");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("png data");
+        let channels = info.color_type.samples();
+        let pixels = buf[..info.buffer_size()]
+            .chunks_exact(channels)
+            .map(|p| {
+                if channels < 3 {
+                    [p[0], p[0], p[0]]
+                } else {
+                    [p[0], p[1], p[2]]
+                }
+            })
+            .collect();
+        Image {
+            w: info.width as usize,
+            h: info.height as usize,
+            pixels,
+        }
+    }
+
+    fn at(&self, x: usize, y: usize) -> [u8; 3] {
+        self.pixels[y * self.w + x]
+    }
+}
+
+/// Panel-relative rectangles of the window image at [`SCALE`].
+struct Panel {
+    layout: Layout,
+    x0: usize,
+}
+
+impl Panel {
+    fn new() -> Panel {
+        Panel {
+            layout: Layout::new(SCALE),
+            x0: 256 * SCALE,
+        }
+    }
+
+    fn size(&self) -> (usize, usize) {
+        (self.x0 + self.layout.width as usize, 240 * SCALE)
+    }
+
+    /// Pixels of arcs: non-background pixels in the graph area, away from
+    /// the node column in its middle (node bars and the PC box are at most
+    /// 4·scale pixels from it), from the node ticks at its left edge and the
+    /// note at its bottom, and not in the dim text colour (the hint shown
+    /// while the panel is hidden).
+    fn arc_pixels(&self, img: &Image) -> usize {
+        let (gx, gy, gw, gh) = self.layout.graph_rect();
+        let axis = gx + gw / 2;
+        let keep_out = 5 * SCALE as i32;
+        let mut n = 0;
+        for y in gy..gy + gh - 10 * SCALE as i32 {
+            for x in gx + 3 * SCALE as i32..gx + gw {
+                let p = img.at(self.x0 + x as usize, y as usize);
+                if (x - axis).abs() > keep_out && p != BG && p != TEXT_DIM {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// The status text lines (above the legend), as pixels.
+    fn text(&self, img: &Image) -> Vec<[u8; 3]> {
+        let l = &self.layout;
+        let mut out = Vec::new();
+        for y in l.text_y..l.legend_y {
+            for x in l.pad..l.width - l.pad {
+                out.push(img.at(self.x0 + x as usize, y as usize));
+            }
+        }
+        out
+    }
+}
+
+fn capture(display: &str, window: &str, path: &Path) -> Image {
+    let status = Command::new("import")
+        .args(["-window", window, path.to_str().unwrap()])
+        .env("DISPLAY", display)
+        .status()
+        .expect("import runs");
+    assert!(status.success(), "import failed");
+    Image::read(path)
+}
+
+#[test]
+fn overlay_in_a_window_shows_edges_and_live_text() {
+    if !have("Xvfb") {
+        eprintln!("SKIPPED overlay_in_a_window_shows_edges_and_live_text: the Xvfb binary is not installed (apt-get install xvfb xdotool imagemagick)");
+        return;
+    }
+    for tool in ["xdotool", "import"] {
+        assert!(
+            have(tool),
+            "`{tool}` is needed with Xvfb (apt-get install xdotool imagemagick)"
+        );
+    }
+    let dir = temp_dir("window");
+    let (_xvfb, display) = start_xvfb();
+    wait_for_server(&display);
+    let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args([
+            "play",
+            repo().join("roms-test/fountain.nes").to_str().unwrap(),
+            "--movie",
+            repo().join("movies/fountain.fm2").to_str().unwrap(),
+            "--overlay",
+            "--truth",
+            "--trigger",
+            "emulated",
+            "--mute",
+            "--frames",
+            "600",
+            "--scale",
+            &SCALE.to_string(),
+        ])
+        .env("DISPLAY", &display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("play starts");
+    let mut player = KillOnDrop(player);
+    let window = find_window(&display, &mut player);
+    let panel = Panel::new();
+
+    // 600 frames are 10 s at 60 Hz: look at about 3 s and 6 s in.
+    std::thread::sleep(Duration::from_secs(3));
+    let first = capture(&display, &window, &dir.join("first.png"));
+    std::thread::sleep(Duration::from_secs(3));
+    let second = capture(&display, &window, &dir.join("second.png"));
+    assert_eq!((first.w, first.h), panel.size(), "window size");
+
+    let game_lit = (0..240 * SCALE)
+        .flat_map(|y| (0..256 * SCALE).map(move |x| (x, y)))
+        .filter(|&(x, y)| second.at(x, y) != [0, 0, 0])
+        .count();
+    let (arcs_first, arcs_second) = (panel.arc_pixels(&first), panel.arc_pixels(&second));
+    let (text_first, text_second) = (panel.text(&first), panel.text(&second));
+    let text_changed = text_first
+        .iter()
+        .zip(&text_second)
+        .filter(|(a, b)| a != b)
+        .count();
+    let text_lit = text_second.iter().filter(|&&p| p != BG).count();
+    println!(
+        "overlay window: game {game_lit} lit pixels; arc pixels {arcs_first} then {arcs_second}; \
+         status text {text_lit} lit pixels, {text_changed} changed"
+    );
+    assert!(game_lit > 10_000, "the game is not on screen");
+    assert!(
+        arcs_second > 300,
+        "the graph area shows no edges ({arcs_second} arc pixels)"
+    );
+    assert!(text_lit > 1000, "the panel shows no text");
+    assert!(
+        text_changed > 50,
+        "the panel's text did not change in 3 s ({text_changed} pixels)"
+    );
+
+    // O hides the panel's graph.
+    xdotool(&display, &["windowfocus", &window]);
+    xdotool(&display, &["keydown", "--window", &window, "o"]);
+    std::thread::sleep(Duration::from_millis(200));
+    xdotool(&display, &["keyup", "--window", &window, "o"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let hidden = capture(&display, &window, &dir.join("hidden.png"));
+    let arcs_hidden = panel.arc_pixels(&hidden);
+    println!("after O: {arcs_hidden} arc pixels");
+    assert!(arcs_hidden < arcs_second / 10, "O did not hide the graph");
+
+    let status = player.0.wait().unwrap();
+    assert!(status.success(), "play failed: {status}");
+    let mut stderr = String::new();
+    use std::io::Read;
+    player
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let report = stderr
+        .lines()
+        .find(|l| l.starts_with("pacing: "))
+        .unwrap_or_else(|| panic!("no pacing report in: {stderr}"));
+    println!("{report}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn nesprof(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(args)
+        .output()
+        .expect("nesprof runs")
+}
+
+#[test]
+fn headless_screenshot_has_game_and_panel() {
+    let dir = temp_dir("headless");
+    let shot = dir.join("overlay.png");
+    let rom = repo().join("roms-test/fountain.nes");
+    let movie = repo().join("movies/fountain.fm2");
+    let out = nesprof(&[
+        "play",
+        rom.to_str().unwrap(),
+        "--movie",
+        movie.to_str().unwrap(),
+        "--overlay",
+        "--truth",
+        "--headless",
+        "--frames",
+        "600",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = stdout.lines().last().unwrap_or_default();
+    println!("{summary}");
+    let field = |name: &str| -> f64 {
+        summary
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("no {name} in `{summary}`"))
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(field("frames"), 600.0);
+    assert!(field("batches") > 1000.0);
+    assert!(field("edges") >= 10.0);
+    assert!(field("drawn_edges") >= 10.0);
+    assert_eq!(field("dropped"), 0.0);
+    assert!(field("similarity") > 0.0 && field("precision") > 0.5);
+
+    let img = Image::read(&shot);
+    let panel = Panel::new();
+    assert_eq!((img.w, img.h), panel.size());
+    let arcs = panel.arc_pixels(&img);
+    assert!(arcs > 300, "{arcs} arc pixels");
+    assert!(panel.text(&img).iter().filter(|&&p| p != BG).count() > 1000);
+
+    // The wall trigger (the windowed default) feeds the graph too.
+    let out = nesprof(&[
+        "play",
+        rom.to_str().unwrap(),
+        "--movie",
+        movie.to_str().unwrap(),
+        "--overlay",
+        "--trigger",
+        "wall",
+        "--headless",
+        "--frames",
+        "300",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    println!("wall: {stdout}");
+    let batches: u64 = stdout
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("batches="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no batches in `{stdout}`"));
+    assert!(batches > 10, "{stdout}");
+
+    // Without --overlay the image is the scaled game alone.
+    let plain = dir.join("plain.png");
+    let out = nesprof(&[
+        "play",
+        rom.to_str().unwrap(),
+        "--headless",
+        "--frames",
+        "60",
+        "--scale",
+        "2",
+        "--screenshot",
+        plain.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let img = Image::read(&plain);
+    assert_eq!((img.w, img.h), (512, 480));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_overlay_arguments_are_refused() {
+    let rom = repo().join("roms-test/fountain.nes");
+    let rom = rom.to_str().unwrap();
+    for args in [
+        vec!["play", rom, "--truth"],
+        vec!["play", rom, "--trigger", "wall"],
+        vec!["play", rom, "--overlay", "--trigger", "sometimes"],
+        vec!["play", rom, "--headless"],
+        vec!["play", rom, "--headless", "--frames", "x"],
+        vec![
+            "play",
+            "/nonexistent.nes",
+            "--overlay",
+            "--headless",
+            "--frames",
+            "1",
+        ],
+    ] {
+        let out = nesprof(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    let help = String::from_utf8_lossy(&nesprof(&["play", "--help"]).stdout).to_string();
+    for flag in [
+        "--overlay",
+        "--truth",
+        "--trigger",
+        "--headless",
+        "--screenshot",
+    ] {
+        assert!(help.contains(flag), "play --help lacks {flag}");
+    }
+}
