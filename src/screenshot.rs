@@ -22,8 +22,9 @@ pub fn frame_rgb(nes: &Nes, table: &[u32]) -> Vec<u32> {
 /// Writes 0x00RRGGBB pixels as an RGB PNG.
 pub fn write_png(path: &Path, width: usize, height: usize, pixels: &[u32]) -> anyhow::Result<()> {
     let tmp = path.with_extension("png.tmp");
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    // An output path that cannot be created is a bad argument (exit 2).
+    let file = std::fs::File::create(&tmp)
+        .map_err(|e| crate::cli::BadInput(format!("cannot create {}: {e}", tmp.display())))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);

@@ -170,6 +170,17 @@ fn bad_arguments_exit_2() {
         Some(2)
     );
     assert_eq!(nesprof(&["frobnicate"]).status.code(), Some(2));
+    // An output file that cannot be created is a bad argument too.
+    let unwritable = nesprof(&[
+        "run",
+        &nestest(),
+        "--frames",
+        "2",
+        "--screenshot",
+        "/nonexistent-dir/shot.png",
+    ]);
+    assert_eq!(unwritable.status.code(), Some(2));
+    assert!(stderr(&unwritable).contains("/nonexistent-dir/shot.png"));
 }
 
 #[test]

@@ -1,0 +1,56 @@
+//! What the profiling probes cost, in host instructions: run under valgrind's
+//! callgrind (deterministic, unaffected by other load on the machine), with
+//! `--separate-threads=yes` so the emulation thread and the builder thread
+//! are counted apart. `scripts/probe-cost.sh` runs the whole table.
+//!
+//! Usage: probe_cost GAME interp|translate off|sampler|truth|both FRAMES
+//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
+
+use emu::movie::{Movie, Replay};
+use emu::nes::Engine;
+use emu::sampling::{SampleCapture, Trigger};
+use emu::FlowCounts;
+use profiler::builder::BuilderHandle;
+use profiler::session;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 5 {
+        eprintln!("usage: probe_cost GAME interp|translate off|sampler|truth|both FRAMES");
+        std::process::exit(2);
+    }
+    let (game, engine, probes) = (&args[1], &args[2], &args[3]);
+    let frames: u64 = args[4].parse().expect("FRAMES is a number");
+    let rom = std::fs::read(nesprof::testrom::roms_dir().join(format!("games/{game}.nes")))
+        .expect("the game's ROM");
+    let movie = Movie::load(std::path::Path::new(&format!("movies/{game}.fm2"))).expect("movie");
+    let replay = Replay::new(&rom, &movie).expect("replay");
+    let mut nes = replay.power_on().expect("power on");
+    nes.set_engine(match engine.as_str() {
+        "interp" => Engine::Interpreter,
+        _ => Engine::Translator,
+    });
+    if matches!(probes.as_str(), "truth" | "both") {
+        nes.probes.flow = Some(Box::new(FlowCounts::new()));
+    }
+    let mut builder = None;
+    if matches!(probes.as_str(), "sampler" | "both") {
+        let trigger = Trigger::Emulated {
+            interval_cycles: session::ms_to_cycles(3.0),
+            jitter_cycles: 0,
+            seed: 0,
+        };
+        nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+        builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
+    }
+    while nes.frame_count() < frames {
+        replay.apply(&mut nes, u64::MAX).expect("movie input");
+        nes.run_frame();
+        if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), &mut builder) {
+            for batch in sampler.take_batches() {
+                b.offer(profiler::convert::batch(&batch));
+            }
+        }
+    }
+    println!("frame_hash={:016x}", nes.frame_hash());
+}
