@@ -198,6 +198,30 @@ fn profiling_never_perturbs_emulation() {
     }
 }
 
+/// The sampler sees the same instructions on both engines: the translator
+/// delivers N consecutive instructions (not whole blocks) starting at the
+/// same cycle as the interpreter, through chained blocks and idle loops
+/// counted in bulk, so the batches, and the hot CFG built from them, are
+/// identical.
+#[test]
+fn both_engines_sample_the_same_batches() {
+    for stem in WORKLOADS {
+        let (_, replay) = workload(stem);
+        let (_, _, interp) = run_movie(&replay, FRAMES, Engine::Interpreter, true);
+        let (_, _, translate) = run_movie(&replay, FRAMES, Engine::Translator, true);
+        let (interp, translate) = (interp.unwrap(), translate.unwrap());
+        assert_eq!(interp.batches.len(), translate.batches.len(), "{stem}");
+        for (i, (a, b)) in interp.batches.iter().zip(&translate.batches).enumerate() {
+            assert_eq!(a, b, "{stem}: batch {i} differs between the engines");
+        }
+        assert_eq!(
+            ron::to_string(interp.gfc.graph()).unwrap(),
+            ron::to_string(translate.gfc.graph()).unwrap(),
+            "{stem}: hot CFG differs between the engines"
+        );
+    }
+}
+
 /// Replaying the recorded batches through a fresh GFCGaussiano gives the live
 /// builder's graph exactly (no batches were dropped).
 #[test]
