@@ -150,6 +150,22 @@ impl SampleCapture {
         }
     }
 
+    /// Whether a batch is being filled (the next instruction is sampled).
+    #[inline]
+    pub fn collecting(&self) -> bool {
+        self.collecting
+    }
+
+    /// The records of the batch being filled.
+    pub fn current(&self) -> &[Retired] {
+        &self.current
+    }
+
+    /// Instructions still missing from the batch being filled.
+    pub fn remaining(&self) -> usize {
+        self.batch_len - self.current_instructions
+    }
+
     /// Takes the batches completed since the last call.
     pub fn take_batches(&mut self) -> Vec<Vec<Retired>> {
         std::mem::take(&mut self.ready)

@@ -532,6 +532,14 @@ impl Translator {
         bus.attention | cpu.interrupt_signalled() | (bus.cycles >= stop_at_cycle)
     }
 
+    /// The instructions of the idle-loop block entered at `pc` (see
+    /// [`block::Block::is_idle_loop`]), if that is what runs there.
+    pub fn idle_loop_at(&mut self, bus: &mut Bus, pc: u16) -> Option<&[Op]> {
+        let id = self.block_at(bus, pc)?;
+        let block = &self.blocks[id as usize];
+        block.idle_loop.then_some(&block.ops[..])
+    }
+
     pub fn block_len(&self, id: u32) -> usize {
         self.blocks[id as usize].ops.len()
     }
