@@ -252,9 +252,11 @@ impl Bus {
     /// but counting; `last` is the final byte, left on the data bus.
     #[inline(always)]
     pub fn try_fast_forward(&mut self, cycles: u32, last: u8) -> bool {
-        if self.dma.pending()
+        // The PPU test first: on boards whose mapper watches the PPU (MMC3)
+        // the deadline is always now, and this is the only test that fails.
+        if self.ppu_debt + 3 * cycles >= self.ppu_deadline
+            || self.dma.pending()
             || !self.apu.quiet_for(cycles as u64)
-            || self.ppu_debt + 3 * cycles >= self.ppu_deadline
         {
             return false;
         }
