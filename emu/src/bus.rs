@@ -178,10 +178,15 @@ impl Bus {
             }
         }
         self.refresh_lines();
-        // Eager mode and mappers that watch the PPU bus (whose IRQ the CPU
-        // polls every cycle) catch up at the end of every cycle.
-        self.ppu_deadline = if self.eager_ppu || self.cart.watches_ppu() {
+        // Eager mode catches up at the end of every cycle; so do boards
+        // that watch the PPU bus (MMC3) while their IRQ could rise on the
+        // next dots, and until it could otherwise.
+        self.ppu_deadline = if self.eager_ppu {
             0
+        } else if self.cart.watches_ppu() {
+            self.ppu
+                .dots_until_output_change()
+                .min(self.cart.ppu_dots_before_irq())
         } else {
             self.ppu.dots_until_output_change()
         };
@@ -213,6 +218,18 @@ impl Bus {
         }
     }
 
+    /// A CPU access to a PPU register can move the PPU address bus (and
+    /// clock an A12-watching mapper's counter) or change rendering, so on
+    /// such boards the cycle ends with a catch-up, which re-reads the
+    /// mapper's IRQ and recomputes the deadline.
+    #[inline]
+    fn after_ppu_register_access(&mut self) {
+        if self.cart.watches_ppu() {
+            self.ppu_deadline = 0;
+        }
+        self.refresh_lines();
+    }
+
     #[inline(never)]
     fn catch_up_at_cycle_end(&mut self) {
         self.sync_ppu();
@@ -231,7 +248,7 @@ impl Bus {
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 let value = self.ppu.read_register(addr, &mut self.cart);
-                self.refresh_lines();
+                self.after_ppu_register_access();
                 value
             }
             0x4000..=0x401F => self.read_io(addr),
@@ -333,7 +350,7 @@ impl Bus {
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 self.ppu.write_register(addr, value, &mut self.cart);
-                self.refresh_lines();
+                self.after_ppu_register_access();
             }
             0x4000..=0x401F => self.write_io(addr, value),
             _ => {
@@ -348,6 +365,11 @@ impl Bus {
                     self.attention = true;
                 }
                 self.mapper_irq = self.cart.irq();
+                if self.cart.watches_ppu() {
+                    // The write may have changed when the IRQ can rise: the
+                    // cycle's end recomputes the deadline.
+                    self.ppu_deadline = 0;
+                }
                 self.refresh_lines();
             }
         }

@@ -162,6 +162,12 @@ impl Cartridge {
         self.watches_ppu_bus
     }
 
+    /// See [`crate::mapper::Mapper::ppu_dots_before_irq`].
+    #[inline]
+    pub fn ppu_dots_before_irq(&self) -> u32 {
+        self.mapper.ppu_dots_before_irq()
+    }
+
     #[inline]
     pub fn irq(&self) -> bool {
         self.mapper.irq()

@@ -154,4 +154,18 @@ impl Mapper for Txrom {
     fn irq(&self) -> bool {
         self.irq_pending
     }
+
+    /// Disabled, the IRQ never rises; pending, it stays up until the CPU
+    /// acknowledges it. Otherwise it rises on the clock that takes the
+    /// counter to 0, `irq_counter` clocks away; counted A12 rises are at
+    /// least `A12_LOW_DOTS + 1` dots apart (a rise, then that long low).
+    fn ppu_dots_before_irq(&self) -> u32 {
+        if !self.irq_enabled || self.irq_pending {
+            u32::MAX
+        } else if self.irq_reload || self.irq_counter <= 1 {
+            0
+        } else {
+            (self.irq_counter as u32 - 1) * (A12_LOW_DOTS as u32 + 1)
+        }
+    }
 }

@@ -139,6 +139,13 @@ pub trait Mapper: Send {
     fn irq(&self) -> bool {
         false
     }
+    /// For boards that watch the PPU bus: a lower bound on the PPU dots
+    /// before the IRQ output can rise by itself (0: it may on any dot; CPU
+    /// writes that change it are seen at once). Lets the bus run the PPU
+    /// lazily until then instead of catching it up every cycle.
+    fn ppu_dots_before_irq(&self) -> u32 {
+        0
+    }
     /// Mirroring is fixed by the board unless the mapper overrides it.
     fn board_mirroring(&self) -> Option<Mirroring> {
         None
