@@ -27,19 +27,39 @@ pub enum EntryKind {
     Software,
 }
 
-#[derive(Debug, Clone)]
+/// One entry per CPU address. A fixed-size array, so indexing by a `u16`
+/// needs no bounds check: the recorder runs once per instruction.
+pub type PerAddress<T> = Box<[T; 0x10000]>;
+
+fn per_address<T: Clone>(value: T) -> PerAddress<T> {
+    from_vec(vec![value; 0x10000])
+}
+
+fn from_vec<T>(v: Vec<T>) -> PerAddress<T> {
+    v.into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the vector has 0x10000 entries"))
+}
+
+/// Copies on the heap (a derived `Clone` would build each 0.5 MiB array on
+/// the stack first).
+fn clone_per_address<T: Clone>(a: &PerAddress<T>) -> PerAddress<T> {
+    from_vec(a.to_vec())
+}
+
+#[derive(Debug)]
 pub struct FlowCounts {
     /// Executions per CPU address.
-    pub executed: Vec<u64>,
+    pub executed: PerAddress<u64>,
     /// Opcode of the instruction last executed at each address (its length
     /// and flow class follow from it).
-    pub opcode: Vec<u8>,
+    pub opcode: PerAddress<u8>,
     /// Current target of the branch / JMP abs / JSR at each address, and how
     /// many transfers went there (taken branches; every JMP/JSR execution).
     /// When patched code changes the target, the old target's count moves to
     /// `dynamic`, so counts stay exact under self-modifying code.
-    pub static_target: Vec<u16>,
-    pub static_count: Vec<u64>,
+    pub static_target: PerAddress<u16>,
+    pub static_count: PerAddress<u64>,
     /// (source, destination) counts of RTS, JMP (ind), BRK and software RTI,
     /// and of retired static targets.
     pub dynamic: HashMap<(u16, u16), u64>,
@@ -53,6 +73,22 @@ pub struct FlowCounts {
     frames: Vec<(u8, EntryKind)>,
 }
 
+impl Clone for FlowCounts {
+    fn clone(&self) -> Self {
+        FlowCounts {
+            executed: clone_per_address(&self.executed),
+            opcode: clone_per_address(&self.opcode),
+            static_target: clone_per_address(&self.static_target),
+            static_count: clone_per_address(&self.static_count),
+            dynamic: self.dynamic.clone(),
+            interrupts: self.interrupts.clone(),
+            brk_handlers: self.brk_handlers.clone(),
+            instructions: self.instructions,
+            frames: self.frames.clone(),
+        }
+    }
+}
+
 impl Default for FlowCounts {
     fn default() -> Self {
         FlowCounts::new()
@@ -64,10 +100,10 @@ impl FlowCounts {
     /// derived `clone_from`): the live overlay copies the counts once a second
     /// and should not allocate a megabyte each time.
     pub fn copy_from(&mut self, other: &FlowCounts) {
-        self.executed.clone_from(&other.executed);
-        self.opcode.clone_from(&other.opcode);
-        self.static_target.clone_from(&other.static_target);
-        self.static_count.clone_from(&other.static_count);
+        self.executed.copy_from_slice(&other.executed[..]);
+        self.opcode.copy_from_slice(&other.opcode[..]);
+        self.static_target.copy_from_slice(&other.static_target[..]);
+        self.static_count.copy_from_slice(&other.static_count[..]);
         self.dynamic.clone_from(&other.dynamic);
         self.interrupts.clone_from(&other.interrupts);
         self.brk_handlers.clone_from(&other.brk_handlers);
@@ -77,10 +113,10 @@ impl FlowCounts {
 
     pub fn new() -> FlowCounts {
         FlowCounts {
-            executed: vec![0; 0x10000],
-            opcode: vec![0xEA; 0x10000],
-            static_target: vec![0; 0x10000],
-            static_count: vec![0; 0x10000],
+            executed: per_address(0),
+            opcode: per_address(0xEA),
+            static_target: per_address(0),
+            static_count: per_address(0),
             dynamic: HashMap::new(),
             interrupts: HashMap::new(),
             brk_handlers: HashMap::new(),

@@ -100,8 +100,17 @@ impl Nes {
         let sample = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
         let kind = self.cpu.step(&mut self.bus);
         self.retired += 1;
-        if self.probes.flow.is_some() || sample {
+        if sample {
             self.observe(pc, cycle, kind, sample);
+        } else if let Some(flow) = self.probes.flow.as_deref_mut() {
+            // The recorder alone: the common case, kept inline.
+            match kind {
+                StepKind::Instruction(opcode) => {
+                    flow.instruction(pc, opcode, self.cpu.pc, self.cpu.s)
+                }
+                StepKind::Nmi | StepKind::Irq => flow.hardware_interrupt(self.cpu.pc, self.cpu.s),
+                StepKind::Jammed => {}
+            }
         }
         if self.bus.code_written() {
             self.invalidate_code();
