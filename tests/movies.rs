@@ -7,8 +7,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use common::x11::{start_xvfb, KillOnDrop};
 
 use emu::movie::{Movie, Replay};
 
@@ -265,15 +267,6 @@ fn bad_movies_exit_2_naming_file_and_line_and_mismatches_warn() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn require(tool: &str) {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
@@ -281,38 +274,6 @@ fn require(tool: &str) {
         .map(|o| o.status.success())
         .unwrap_or(false);
     assert!(found, "`{tool}` is needed (apt-get install xvfb xdotool)");
-}
-
-fn start_xvfb() -> (KillOnDrop, String) {
-    for n in 0..20 {
-        let display = format!(":{}", 240 + (std::process::id() as usize + n) % 100);
-        let lock = format!("/tmp/.X{}-lock", &display[1..]);
-        if Path::new(&lock).exists() {
-            continue;
-        }
-        let child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb starts");
-        let guard = KillOnDrop(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if Path::new(&lock).exists() {
-                return (guard, display);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-    panic!("could not start Xvfb");
 }
 
 fn xdotool(display: &str, args: &[&str]) {
@@ -333,7 +294,7 @@ fn a_recording_replays_to_the_same_frame() {
     let dir = temp_dir("rec");
     let rom = repo().join("roms-test/maze.nes");
     let recording = dir.join("rec.fm2");
-    let (_xvfb, display) = start_xvfb();
+    let (_xvfb, display) = start_xvfb(240, "1024x768x24");
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
         .args([
             "play",

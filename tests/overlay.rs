@@ -17,9 +17,13 @@
 //!   window image (game + panel) and a summary line.
 //! - Bad arguments are refused with exit code 2, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use common::x11::{start_xvfb, KillOnDrop};
 
 use nesprof::play::overlay::panel::Layout;
 
@@ -28,29 +32,6 @@ const SCALE: usize = 3;
 const BG: [u8; 3] = [0x10, 0x12, 0x18];
 /// Its dim text (`overlay::colors::TEXT_DIM`): hints and notes, never arcs.
 const TEXT_DIM: [u8; 3] = [0x80, 0x88, 0x98];
-
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    /// SIGTERM first, so Xvfb removes its lock file (a killed server leaves
-    /// it, and the display number looks taken to every later run); SIGKILL
-    /// if it has not gone within two seconds.
-    fn drop(&mut self) {
-        // SAFETY: kill(2) on the pid of our own child process.
-        unsafe {
-            libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM);
-        }
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -68,38 +49,6 @@ fn have(tool: &str) -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
-}
-
-fn start_xvfb() -> (KillOnDrop, String) {
-    for n in 0..20 {
-        let display = format!(":{}", 340 + (std::process::id() as usize + n) % 100);
-        let lock = format!("/tmp/.X{}-lock", &display[1..]);
-        if Path::new(&lock).exists() {
-            continue;
-        }
-        let child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1600x900x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb starts");
-        let guard = KillOnDrop(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if Path::new(&lock).exists() {
-                return (guard, display);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-    panic!("could not start Xvfb");
 }
 
 /// Waits until the X server accepts clients (its lock file appears a little
@@ -268,7 +217,7 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
         );
     }
     let dir = temp_dir("window");
-    let (_xvfb, display) = start_xvfb();
+    let (_xvfb, display) = start_xvfb(340, "1600x900x24");
     wait_for_server(&display);
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
         .args([

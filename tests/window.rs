@@ -6,19 +6,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::x11::{start_xvfb, KillOnDrop};
+
 const SCALE: usize = 3;
-
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn require(tool: &str) {
     let found = Command::new("sh")
@@ -30,39 +23,6 @@ fn require(tool: &str) {
         found,
         "`{tool}` is needed for the window test (apt-get install xvfb xdotool imagemagick)"
     );
-}
-
-/// Starts Xvfb on a free display number and returns it.
-fn start_xvfb() -> (KillOnDrop, String) {
-    for n in 0..20 {
-        let display = format!(":{}", 140 + (std::process::id() as usize + n) % 100);
-        let lock = format!("/tmp/.X{}-lock", &display[1..]);
-        if Path::new(&lock).exists() {
-            continue;
-        }
-        let child = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb starts");
-        let guard = KillOnDrop(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if Path::new(&lock).exists() {
-                return (guard, display);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-    panic!("could not start Xvfb");
 }
 
 fn find_window(display: &str) -> String {
@@ -128,7 +88,7 @@ fn play_shows_the_game_in_a_window() {
         .unwrap();
     assert!(status.success());
 
-    let (_xvfb, display) = start_xvfb();
+    let (_xvfb, display) = start_xvfb(140, "1024x768x24");
     let player = Command::new(exe)
         .args(["play", rom.to_str().unwrap(), "--frames", "900"])
         .env("DISPLAY", &display)

@@ -277,9 +277,7 @@ impl Bus {
         {
             return false;
         }
-        self.cycles += cycles as u64;
-        self.ppu_debt += 3 * cycles;
-        self.apu.skip_quiet_cycles(cycles as u64);
+        self.skip_idle_cycles(cycles as u64);
         self.open_bus = last;
         true
     }
@@ -299,7 +297,7 @@ impl Bus {
     /// Counts `cycles` cycles of side-effect-free reads whose last value is
     /// already on the data bus (callers stay within
     /// [`Bus::idle_cycles_available`]).
-    #[inline]
+    #[inline(always)]
     pub fn skip_idle_cycles(&mut self, cycles: u64) {
         debug_assert!(cycles <= self.idle_cycles_available());
         self.cycles += cycles;

@@ -100,10 +100,7 @@ impl Nes {
         let sample = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
         let kind = self.cpu.step(&mut self.bus);
         self.retired += 1;
-        if sample {
-            self.observe(pc, cycle, kind, sample);
-        } else if let Some(flow) = self.probes.flow.as_deref_mut() {
-            // The recorder alone: the common case, kept inline.
+        if let Some(flow) = self.probes.flow.as_deref_mut() {
             match kind {
                 StepKind::Instruction(opcode) => {
                     flow.instruction(pc, opcode, self.cpu.pc, self.cpu.s)
@@ -112,44 +109,37 @@ impl Nes {
                 StepKind::Jammed => {}
             }
         }
+        if sample {
+            self.record_sample(pc, cycle, kind);
+        }
         if self.bus.code_written() {
             self.invalidate_code();
         }
         kind
     }
 
+    /// Hands the step just taken to the sampler (a hardware interrupt entry
+    /// is recorded at its handler).
     #[cold]
-    fn observe(&mut self, pc: u16, cycle: u64, kind: StepKind, sample: bool) {
-        let (next, sp) = (self.cpu.pc, self.cpu.s);
+    fn record_sample(&mut self, pc: u16, cycle: u64, kind: StepKind) {
+        let next_pc = self.cpu.pc;
         let retired = match kind {
-            StepKind::Instruction(opcode) => {
-                if let Some(flow) = self.probes.flow.as_deref_mut() {
-                    flow.instruction(pc, opcode, next, sp);
-                }
-                Retired {
-                    pc,
-                    opcode: Some(opcode),
-                    next_pc: next,
-                    cycle,
-                }
-            }
-            StepKind::Nmi | StepKind::Irq => {
-                if let Some(flow) = self.probes.flow.as_deref_mut() {
-                    flow.hardware_interrupt(next, sp);
-                }
-                Retired {
-                    pc: next,
-                    opcode: None,
-                    next_pc: next,
-                    cycle,
-                }
-            }
+            StepKind::Instruction(opcode) => Retired {
+                pc,
+                opcode: Some(opcode),
+                next_pc,
+                cycle,
+            },
+            StepKind::Nmi | StepKind::Irq => Retired {
+                pc: next_pc,
+                opcode: None,
+                next_pc,
+                cycle,
+            },
             StepKind::Jammed => return,
         };
-        if sample {
-            if let Some(sampler) = self.probes.sampler.as_mut() {
-                sampler.record(retired);
-            }
+        if let Some(sampler) = self.probes.sampler.as_mut() {
+            sampler.record(retired);
         }
     }
 

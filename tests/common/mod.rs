@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod x11;
+
 use std::path::PathBuf;
 
 use nesprof::testrom::{self, Manifest, TestOptions};

@@ -136,12 +136,4 @@ impl Block {
                     }
             })
     }
-
-    /// First and one-past-last byte the block decoded, as a RAM-relative
-    /// range (only meaningful for RAM keys).
-    pub fn byte_span(&self) -> (u16, u16) {
-        let first = self.ops.first().map(|o| o.pc).unwrap_or(0);
-        let last = self.ops.last().map(|o| o.pc).unwrap_or(0);
-        (first, last.wrapping_add(3))
-    }
 }
