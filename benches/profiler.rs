@@ -1,19 +1,19 @@
 //! What profiling costs. `probes/*`: a game replaying its movie, 60 frames
 //! per iteration, with nothing attached, the sampler alone (X = 3 ms of
-//! emulated time, N = 25, batches converted and offered to a live builder
-//! thread as `nesprof profile` does), the ground-truth recorder alone, and
-//! both; on each engine. `builder/*`: GFCGaussiano's cost per batch on a
-//! recorded stream of real batches (thesis-best configuration).
+//! emulated time, N = 25, batches offered to a live builder thread as
+//! `nesprof profile` does), the ground-truth recorder alone, and both; on
+//! each engine. `builder/*`: the builder thread's cost per batch
+//! (conversion to samples and GFCGaussiano, thesis-best configuration) on a
+//! recorded stream of real batches.
 //! Run: `cargo bench --bench profiler`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
-use emu::sampling::{SampleCapture, Trigger};
+use emu::sampling::{Retired, SampleCapture, Trigger};
 use emu::{FlowCounts, Nes};
-use gfc::Sample;
 use profiler::builder::BuilderHandle;
-use profiler::session::{self, ProfileSettings};
+use profiler::session;
 
 const FRAMES_PER_ITER: u64 = 60;
 /// Frames run before measuring, to get past the title screen.
@@ -72,7 +72,7 @@ fn frames(rig: &mut Rig, replay: &Replay, count: u64) {
         if let (Some(sampler), Some(builder)) = (rig.nes.probes.sampler.as_mut(), &mut rig.builder)
         {
             for batch in sampler.take_batches() {
-                builder.offer(profiler::convert::batch(&batch));
+                builder.offer(batch);
             }
         }
     }
@@ -98,28 +98,41 @@ fn probes(c: &mut Criterion) {
     }
 }
 
-/// Real batches: lunarlimit's and fff's first 3000 frames at the thesis rate.
-fn recorded_batches(game: &str) -> Vec<Vec<Sample>> {
+/// Real batches, as the emulator hands them to the builder: a game's first
+/// 3000 frames at the thesis rate.
+fn recorded_batches(game: &str) -> Vec<Vec<Retired>> {
     let replay = replay(game);
     let mut nes = replay.power_on().unwrap();
-    session::run(
-        &mut nes,
-        Some(&replay),
-        3000,
-        &ProfileSettings::default(),
-        |_| {},
-    )
-    .unwrap()
-    .batches
+    let trigger = Trigger::Emulated {
+        interval_cycles: session::ms_to_cycles(3.0),
+        jitter_cycles: 0,
+        seed: 0,
+    };
+    nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+    let mut batches = Vec::new();
+    while nes.frame_count() < 3000 {
+        replay.apply(&mut nes, u64::MAX).unwrap();
+        nes.run_frame();
+        batches.extend(nes.probes.sampler.as_mut().unwrap().take_batches());
+    }
+    batches
 }
 
+/// The builder thread's work per batch: conversion to samples, then
+/// GFCGaussiano.
 fn builder(c: &mut Criterion) {
     let mut group = c.benchmark_group("builder");
     for game in ["lunarlimit.nes", "fff.nes"] {
         let batches = recorded_batches(game);
         group.throughput(Throughput::Elements(batches.len() as u64));
         group.bench_function(format!("{game}/{}_batches", batches.len()), |b| {
-            b.iter(|| session::replay_batches(&batches, gfc::THESIS_BEST))
+            b.iter(|| {
+                let mut gfc = gfc::GfcGaussiano::new(gfc::THESIS_BEST);
+                for batch in &batches {
+                    gfc.process_batch(&profiler::convert::batch(batch));
+                }
+                gfc
+            })
         });
     }
     group.finish();

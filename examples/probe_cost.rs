@@ -48,7 +48,7 @@ fn main() {
         nes.run_frame();
         if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), &mut builder) {
             for batch in sampler.take_batches() {
-                b.offer(profiler::convert::batch(&batch));
+                b.offer(batch);
             }
         }
     }

@@ -222,6 +222,55 @@ fn both_engines_sample_the_same_batches() {
     }
 }
 
+/// The same at a sampling density far from the thesis': short batches every
+/// few cycles with jitter, so batches start and end inside blocks, several
+/// fall in one block, interrupts land inside them and idle loops are only
+/// partly recorded in bulk. Batches, instruction counts, flow counts and
+/// frames must still be the interpreter's.
+#[test]
+fn dense_sampling_is_identical_on_both_engines() {
+    use emu::sampling::{SampleCapture, Trigger};
+    for stem in ["lunarlimit", "fff", "maze"] {
+        let (_, replay) = workload(stem);
+        let run = |engine: Engine| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_engine(engine);
+            nes.probes.flow = Some(Box::new(FlowCounts::new()));
+            let trigger = Trigger::Emulated {
+                interval_cycles: 5,
+                jitter_cycles: 60,
+                seed: 11,
+            };
+            nes.probes.sampler = Some(SampleCapture::new(trigger, 3, nes.cycles()));
+            let mut batches = Vec::new();
+            let mut frame_hashes = Vec::new();
+            while nes.frame_count() < 300 {
+                replay.apply(&mut nes, u64::MAX).unwrap();
+                nes.run_frame();
+                batches.extend(nes.probes.sampler.as_mut().unwrap().take_batches());
+                frame_hashes.push(nes.frame_hash());
+            }
+            nes.flush_probes();
+            let truth = profiler::truth::build(nes.probes.flow.as_ref().unwrap());
+            (batches, nes.retired, frame_hashes, truth)
+        };
+        let (a, b) = (run(Engine::Interpreter), run(Engine::Translator));
+        assert!(a.0.len() > 10_000, "{stem}: {} batches", a.0.len());
+        assert_eq!(a.0.len(), b.0.len(), "{stem}: batch counts differ");
+        for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
+            assert_eq!(x, y, "{stem}: batch {i} differs between the engines");
+        }
+        assert_eq!(a.1, b.1, "{stem}: instructions retired differ");
+        assert_eq!(a.2, b.2, "{stem}: frames differ");
+        let d = profiler::diff::diff(&a.3, &b.3);
+        assert!(
+            d.is_empty(),
+            "{stem}: {}",
+            profiler::diff::report(&d, "interpreter", "translator", 10)
+        );
+    }
+}
+
 /// Replaying the recorded batches through a fresh GFCGaussiano gives the live
 /// builder's graph exactly (no batches were dropped).
 #[test]

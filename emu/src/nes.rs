@@ -97,7 +97,11 @@ impl Nes {
     pub fn step(&mut self) -> StepKind {
         let pc = self.cpu.pc;
         let cycle = self.bus.cycles;
-        let sample = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
+        let sample = self
+            .probes
+            .sampler
+            .as_mut()
+            .is_some_and(|s| s.sample_next(cycle));
         let kind = self.cpu.step(&mut self.bus);
         self.retired += 1;
         if let Some(flow) = self.probes.flow.as_deref_mut() {
@@ -143,84 +147,6 @@ impl Nes {
         }
     }
 
-    /// While a batch is being sampled in an idle loop (translator only):
-    /// once the batch holds two whole iterations of it, the rest are copies
-    /// of the second (see [`crate::translate::block::Block::is_idle_loop`]:
-    /// from its second iteration on an idle loop repeats exactly), so as
-    /// many whole iterations as the batch still needs, and as fit before the
-    /// next APU event, PPU catch-up or DMA, are recorded with their cycles
-    /// shifted and counted on the machine without running them — what the
-    /// translator does outside batches. The batch is the one the interpreter
-    /// records (a test compares them); sampling an idle loop then costs two
-    /// iterations, not N instructions, and idle loops are where most samples
-    /// land.
-    fn sample_idle_iterations(&mut self) {
-        let (Some(translator), Some(sampler)) =
-            (self.translator.as_mut(), self.probes.sampler.as_mut())
-        else {
-            return;
-        };
-        // An interrupt detected during the step just taken is entered next.
-        if !sampler.collecting()
-            || self.cpu.interrupt_pending()
-            || self.cpu.jammed.is_some()
-            || !self.cpu.poll_is_settled(&self.bus)
-        {
-            return;
-        }
-        let entry = self.cpu.pc;
-        // Only just after a jump back (a loop closing) is a lookup worth it.
-        if sampler.current().last().is_none_or(|last| last.pc < entry) {
-            return;
-        }
-        let Some(ops) = translator.idle_loop_at(&mut self.bus, entry) else {
-            return;
-        };
-        let len = ops.len();
-        let recent = sampler.current();
-        if recent.len() < 2 * len || sampler.remaining() < len {
-            return;
-        }
-        let two = &recent[recent.len() - 2 * len..];
-        let per = two[len].cycle.wrapping_sub(two[0].cycle);
-        let same_loop = two.iter().enumerate().all(|(i, r)| {
-            let op = &ops[i % len];
-            r.pc == op.pc
-                && r.opcode == Some(op.opcode())
-                && (i < len || r.cycle == two[i - len].cycle + per)
-        });
-        if !same_loop
-            || two[2 * len - 1].next_pc != entry
-            || self.bus.cycles != two[len].cycle + per
-        {
-            return;
-        }
-        let iterations =
-            ((sampler.remaining() / len) as u64).min(self.bus.idle_cycles_available() / per.max(1));
-        if iterations == 0 {
-            return;
-        }
-        let template: Vec<Retired> = two[len..].to_vec();
-        for k in 1..=iterations {
-            for r in &template {
-                sampler.record(Retired {
-                    cycle: r.cycle + k * per,
-                    ..*r
-                });
-            }
-        }
-        self.bus.skip_idle_cycles(iterations * per);
-        self.retired += iterations * len as u64;
-        if let Some(flow) = self.probes.flow.as_deref_mut() {
-            let (last, body) = template.split_last().expect("a loop has instructions");
-            flow.add_body_executions(
-                body.iter().map(|r| (r.pc, r.opcode.unwrap_or(0))),
-                iterations,
-            );
-            flow.instruction_repeated(last.pc, last.opcode.unwrap_or(0), entry, iterations);
-        }
-    }
-
     fn invalidate_code(&mut self) {
         match self.translator.as_mut() {
             Some(t) => t.invalidate_written(&mut self.bus, self.probes.flow.as_deref_mut()),
@@ -247,14 +173,9 @@ impl Nes {
             self.step();
             return;
         }
-        let cycle = self.bus.cycles;
-        let sampling = self.probes.sampler.as_ref().is_some_and(|s| s.wants(cycle));
-        if sampling || self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
-            // Interrupt entries and sampled instructions go one at a time.
+        if self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
+            // Interrupt entries go through the interpreter's sequence.
             self.step();
-            if sampling {
-                self.sample_idle_iterations();
-            }
             return;
         }
         let translator = self
@@ -264,19 +185,12 @@ impl Nes {
             self.step();
             return;
         };
-        let stop_at_cycle = if self.single_step_blocks {
-            0
-        } else {
-            self.probes
-                .sampler
-                .as_ref()
-                .map_or(u64::MAX, |s| s.next_due_cycle())
-        };
+        let stop_at_cycle = if self.single_step_blocks { 0 } else { u64::MAX };
         self.retired += translator.run_chain(
             id,
             &mut self.cpu,
             &mut self.bus,
-            self.probes.flow.as_deref_mut(),
+            &mut self.probes,
             stop_at_cycle,
         );
         if self.bus.code_written() {

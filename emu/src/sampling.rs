@@ -37,9 +37,22 @@ pub enum Trigger {
     },
 }
 
+/// How often an idle wall trigger's flag is looked at, in CPU cycles: about
+/// one scanline, so a request is seen within 64 µs of emulated time (under a
+/// microsecond of real time at full speed), far below any timer's
+/// resolution, while the engines compare one cycle count per instruction
+/// instead of loading the flag.
+pub const WALL_POLL_CYCLES: u64 = 114;
+
 #[derive(Debug)]
 pub struct SampleCapture {
     trigger: Trigger,
+    /// The cycle from which the engine must ask [`SampleCapture::sample_next`]
+    /// before each instruction: 0 while a batch is being collected, else the
+    /// next trigger cycle (emulated) or the next look at the flag (wall).
+    /// Keeping this one number is what makes the check per instruction a
+    /// single comparison.
+    due: u64,
     batch_len: usize,
     /// The batch being filled (capacity reserved up front).
     current: Vec<Retired>,
@@ -65,6 +78,7 @@ impl SampleCapture {
                 Trigger::Wall(_) => 0,
             },
             trigger,
+            due: 0,
             batch_len,
             current: Vec::with_capacity(batch_len * 2),
             current_instructions: 0,
@@ -88,35 +102,62 @@ impl SampleCapture {
     }
 
     fn schedule_from(&mut self, cycle: u64) {
-        if let Trigger::Emulated {
-            interval_cycles,
-            jitter_cycles,
-            ..
-        } = self.trigger
-        {
-            let jitter = if jitter_cycles > 0 {
-                self.next_random() % (jitter_cycles + 1)
-            } else {
-                0
-            };
-            self.next_trigger_cycle = cycle + interval_cycles.max(1) + jitter;
+        match self.trigger {
+            Trigger::Emulated {
+                interval_cycles,
+                jitter_cycles,
+                ..
+            } => {
+                let jitter = if jitter_cycles > 0 {
+                    self.next_random() % (jitter_cycles + 1)
+                } else {
+                    0
+                };
+                self.next_trigger_cycle = cycle + interval_cycles.max(1) + jitter;
+                self.due = self.next_trigger_cycle;
+            }
+            Trigger::Wall(_) => self.due = cycle + WALL_POLL_CYCLES,
         }
     }
 
-    /// Whether a batch is being collected or due at `cycle`. Called before
-    /// every instruction: one comparison or one relaxed atomic load.
+    /// Whether the instruction (or interrupt entry) starting at `cycle` is
+    /// to be recorded; starts a batch when one is due. Called before every
+    /// instruction, so the common case is one comparison.
     #[inline(always)]
-    pub fn wants(&self, cycle: u64) -> bool {
-        self.collecting
-            || match &self.trigger {
-                Trigger::Wall(flag) => flag.load(Ordering::Relaxed),
-                Trigger::Emulated { .. } => cycle >= self.next_trigger_cycle,
-            }
+    pub fn sample_next(&mut self, cycle: u64) -> bool {
+        cycle >= self.due && self.begin(cycle)
     }
 
-    /// The first cycle at which [`SampleCapture::wants`] can become true by
-    /// itself (`u64::MAX` for the wall trigger, whose flag the translator
-    /// checks between blocks).
+    /// The slow half of [`SampleCapture::sample_next`].
+    #[inline(never)]
+    fn begin(&mut self, cycle: u64) -> bool {
+        if self.collecting {
+            return true;
+        }
+        let requested = match &self.trigger {
+            Trigger::Emulated { .. } => cycle >= self.next_trigger_cycle,
+            // The request is consumed when the batch starts.
+            Trigger::Wall(flag) => flag.swap(false, Ordering::Relaxed),
+        };
+        if requested {
+            self.collecting = true;
+            self.due = 0;
+        } else {
+            self.schedule_from(cycle);
+        }
+        requested
+    }
+
+    /// The cycle from which [`SampleCapture::sample_next`] has to be asked
+    /// (0 while collecting).
+    #[inline(always)]
+    pub fn due_cycle(&self) -> u64 {
+        self.due
+    }
+
+    /// The first cycle at which a batch can start by itself (`u64::MAX` for
+    /// an idle wall trigger, whose request may come at any time), so the
+    /// translator's idle-loop skipping stops short of it.
     pub fn next_due_cycle(&self) -> u64 {
         match (&self.trigger, self.collecting) {
             (_, true) => 0,
@@ -126,28 +167,53 @@ impl SampleCapture {
     }
 
     /// Records a retired instruction or interrupt entry (call only when
-    /// [`SampleCapture::wants`] said so before the step).
+    /// [`SampleCapture::sample_next`] said so before the step).
     pub fn record(&mut self, retired: Retired) {
-        if !self.collecting {
-            self.collecting = true;
-            if let Trigger::Wall(flag) = &self.trigger {
-                flag.store(false, Ordering::Relaxed);
-            }
-        }
+        debug_assert!(self.collecting, "record without sample_next");
         self.current.push(retired);
         if retired.opcode.is_some() {
             self.current_instructions += 1;
+            if self.current_instructions == self.batch_len {
+                self.finish_batch();
+            }
         }
+    }
+
+    /// Records `iterations` more copies of the last `len` records (all
+    /// instructions), each copy `period` cycles after the one before: the
+    /// iterations of an idle loop the translator counts without running
+    /// them, which repeat exactly (see
+    /// [`crate::translate::block::Block::is_idle_loop`]). They must fit in
+    /// the batch.
+    pub fn record_repeats(&mut self, len: usize, period: u64, iterations: u64) {
+        let added = len * iterations as usize;
+        debug_assert!(self.collecting && added <= self.remaining());
+        let first = self.current.len() - len;
+        for k in 1..=iterations {
+            for i in first..first + len {
+                let r = self.current[i];
+                debug_assert!(r.opcode.is_some());
+                self.current.push(Retired {
+                    cycle: r.cycle + k * period,
+                    ..r
+                });
+            }
+        }
+        self.current_instructions += added;
         if self.current_instructions == self.batch_len {
-            let batch =
-                std::mem::replace(&mut self.current, Vec::with_capacity(self.batch_len * 2));
-            self.sampled_instructions += self.current_instructions as u64;
-            self.batches += 1;
-            self.current_instructions = 0;
-            self.collecting = false;
-            self.ready.push(batch);
-            self.schedule_from(retired.cycle);
+            self.finish_batch();
         }
+    }
+
+    fn finish_batch(&mut self) {
+        let last_cycle = self.current.last().map_or(0, |r| r.cycle);
+        let batch = std::mem::replace(&mut self.current, Vec::with_capacity(self.batch_len * 2));
+        self.sampled_instructions += self.current_instructions as u64;
+        self.batches += 1;
+        self.current_instructions = 0;
+        self.collecting = false;
+        self.ready.push(batch);
+        self.schedule_from(last_cycle);
     }
 
     /// Whether a batch is being filled (the next instruction is sampled).
@@ -202,7 +268,7 @@ mod tests {
         );
         let mut cycle = 0;
         for pc in 0..200u16 {
-            if cap.wants(cycle) {
+            if cap.sample_next(cycle) {
                 cap.record(instr(pc, cycle));
             }
             cycle += 2;
@@ -222,7 +288,11 @@ mod tests {
     fn interrupt_entries_do_not_count_towards_n() {
         let flag = Arc::new(AtomicBool::new(true));
         let mut cap = SampleCapture::new(Trigger::Wall(flag.clone()), 2, 0);
-        assert!(cap.wants(0));
+        assert!(
+            !cap.sample_next(WALL_POLL_CYCLES - 1),
+            "the flag is looked at once per poll period"
+        );
+        assert!(cap.sample_next(WALL_POLL_CYCLES));
         cap.record(instr(1, 0));
         assert!(!flag.load(Ordering::Relaxed), "the request is consumed");
         cap.record(Retired {
@@ -231,12 +301,43 @@ mod tests {
             next_pc: 0x9000,
             cycle: 2,
         });
-        assert!(cap.wants(4));
+        assert!(cap.sample_next(WALL_POLL_CYCLES + 4));
         cap.record(instr(0x9000, 9));
         let batches = cap.take_batches();
         assert_eq!(batches.len(), 1);
         assert_eq!(batches[0].len(), 3);
-        assert!(!cap.wants(20));
+        assert!(!cap.sample_next(WALL_POLL_CYCLES + 20));
+    }
+
+    /// An idle loop's skipped iterations recorded in bulk equal the records
+    /// of running them one by one.
+    #[test]
+    fn repeats_equal_recording_each_iteration() {
+        let trigger = Trigger::Emulated {
+            interval_cycles: 10,
+            jitter_cycles: 0,
+            seed: 0,
+        };
+        let (mut one_by_one, mut bulk) = (
+            SampleCapture::new(trigger.clone(), 7, 0),
+            SampleCapture::new(trigger, 7, 0),
+        );
+        // A 2-instruction loop of 5 cycles per iteration, from cycle 10.
+        let loop_instr = |i: u64| instr(0x8000 + (i % 2) as u16, 10 + (i / 2) * 5 + (i % 2) * 3);
+        for i in 0..7 {
+            assert!(one_by_one.sample_next(loop_instr(i).cycle));
+            one_by_one.record(loop_instr(i));
+        }
+        for i in 0..2 {
+            assert!(bulk.sample_next(loop_instr(i).cycle));
+            bulk.record(loop_instr(i));
+        }
+        bulk.record_repeats(2, 5, 2);
+        assert_eq!(bulk.remaining(), 1);
+        bulk.record(loop_instr(6));
+        assert_eq!(one_by_one.take_batches(), bulk.take_batches());
+        assert!(!bulk.collecting());
+        assert_eq!(bulk.due_cycle(), loop_instr(6).cycle + 10);
     }
 
     #[test]
@@ -253,7 +354,7 @@ mod tests {
             );
             let mut starts = Vec::new();
             for cycle in 0..2000 {
-                if cap.wants(cycle) {
+                if cap.sample_next(cycle) {
                     starts.push(cycle);
                     cap.record(instr(0, cycle));
                 }

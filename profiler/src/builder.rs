@@ -1,5 +1,7 @@
 //! The builder thread: receives sample batches over a bounded channel and
-//! feeds them to GFCGaussiano, updating the hot CFG incrementally. The
+//! feeds them to GFCGaussiano, updating the hot CFG incrementally. Batches
+//! travel as the emulator recorded them and are converted to samples here,
+//! on the builder's core, not the emulation's. The
 //! emulation side only ever `try_send`s: when the builder falls behind, the
 //! batch is dropped and counted, and emulation never waits.
 //!
@@ -12,8 +14,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TrySendError};
-use gfc::{Bin, Cfg, GfcGaussiano, GfcParams, Sample};
+use emu::sampling::Retired;
+use gfc::{Bin, Cfg, GfcGaussiano, GfcParams};
 use parking_lot::RwLock;
+
+use crate::convert;
 
 /// A published view of the builder's state.
 #[derive(Debug, Clone, Default)]
@@ -26,7 +31,7 @@ pub struct Snapshot {
 }
 
 enum Message {
-    Batch(Vec<Sample>),
+    Batch(Vec<Retired>),
     Reset(GfcParams),
 }
 
@@ -66,7 +71,7 @@ impl BuilderHandle {
     }
 
     /// Offers a batch; never blocks. Returns false if it was dropped.
-    pub fn offer(&mut self, batch: Vec<Sample>) -> bool {
+    pub fn offer(&mut self, batch: Vec<Retired>) -> bool {
         let Some(tx) = &self.tx else { return false };
         match tx.try_send(Message::Batch(batch)) {
             Ok(()) => {
@@ -143,7 +148,7 @@ fn run(
     while let Ok(message) = rx.recv() {
         match message {
             Message::Batch(batch) => {
-                gfc.process_batch(&batch);
+                gfc.process_batch(&convert::batch(&batch));
                 since_publish += 1;
                 if since_publish >= every && rx.is_empty() {
                     publish(&gfc, &published);

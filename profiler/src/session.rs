@@ -141,9 +141,8 @@ pub fn run(
         nes.run_frame();
         if let Some(sampler) = nes.probes.sampler.as_mut() {
             for batch in sampler.take_batches() {
-                let samples = convert::batch(&batch);
-                builder.offer(samples.clone());
-                batches.push(samples);
+                builder.offer(batch.clone());
+                batches.push(batch);
             }
         }
         progress(nes.frame_count());
@@ -159,7 +158,8 @@ pub fn run(
     let gfc = builder.finish();
     let truth = truth::build(&counts);
     Ok(ProfileRun {
-        batches,
+        // Converted after the run: during it only the builder converts.
+        batches: batches.iter().map(|b| convert::batch(b)).collect(),
         gfc,
         truth,
         executed_instructions: nes.retired - start_retired,

@@ -37,6 +37,8 @@ use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{CodeSource, Cpu};
 use crate::flow_counts::FlowCounts;
+use crate::nes::Probes;
+use crate::sampling::{Retired, SampleCapture};
 
 /// Invalidations after which a RAM entry point is left to the interpreter.
 const VOLATILE_AFTER: u16 = 8;
@@ -81,7 +83,7 @@ pub enum Exit {
     /// Every op ran.
     Completed,
     /// Stopped after `ops` ops because something outside the block needs
-    /// attention (interrupt, frame end, code write, bank switch, sampling).
+    /// attention (interrupt, frame end, code write, bank switch, single-stepping).
     After(usize),
 }
 
@@ -358,43 +360,49 @@ impl Translator {
     /// Runs block `id` from its entry (the CPU's PC). Between instructions it
     /// stops early when an interrupt is pending, the bus raised `attention`
     /// (code written, bank switched, frame ended), or the cycle count reached
-    /// `stop_at_cycle` (a sampling batch is due; 0 stops after every
-    /// instruction). A JAM always ends its block, so it needs no check.
+    /// `stop_at_cycle` (0 stops after every instruction). A JAM always ends
+    /// its block, so it needs no check.
+    ///
+    /// Sampling happens inside the block: when a batch is due the ops go on
+    /// running and each one is recorded as it retires, and when the batch is
+    /// full the rest of the block runs unrecorded. A batch is the N
+    /// instructions the interpreter would record (a test compares them), and
+    /// it costs no more than recording them: leaving the block at a batch's
+    /// first and last instruction, to step them through the interpreter and
+    /// re-enter the block code mid-way, was most of what the sampler cost.
+    /// `look_at` is the cycle at which the ops stop to ask the sampler
+    /// (see [`Translator::look_at`]); [`Translator::run_chain`] keeps it
+    /// from block to block.
     #[inline]
-    pub fn run_block(
+    fn run_block(
         &mut self,
         id: u32,
         cpu: &mut Cpu,
         bus: &mut Bus,
-        counts: Option<&mut FlowCounts>,
+        probes: &mut Probes,
         stop_at_cycle: u64,
+        look_at: &mut u64,
     ) -> Exit {
         self.stats.block_runs += 1;
         bus.attention = false;
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
         let mut executed = 0;
-        for op in &block.ops {
-            let opcode = op.bytes[0];
-            // The opcode fetch and the reads of the instruction's own bytes
-            // that follow it, in one step when nothing can happen in them.
-            let leading = op.leading_code_reads as u32;
-            let prepaid = if cpu.poll_is_settled(bus)
-                && bus.try_fast_forward(leading, op.bytes[(leading as usize - 1) & 3])
-            {
-                leading as u8 - 1
-            } else {
-                cpu.read_known(bus, op.pc, opcode);
-                0
-            };
-            cpu.pc = op.pc.wrapping_add(1);
-            cpu.execute(bus, &mut DecodedCode { op, prepaid }, opcode);
-            executed += 1;
-            if Self::must_stop(cpu, bus, stop_at_cycle) {
-                break;
-            }
+        if bus.cycles < *look_at {
+            executed = Self::run_ops(&block.ops, cpu, bus, *look_at);
         }
-        if let Some(c) = counts {
+        if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
+            // The sampler's turn (cold): a batch may start or be going on.
+            executed += Self::run_ops_sampler_turn(
+                &block.ops[executed..],
+                cpu,
+                bus,
+                stop_at_cycle,
+                probes.sampler.as_mut(),
+                look_at,
+            );
+        }
+        if let Some(c) = probes.flow.as_deref_mut() {
             if executed == n {
                 // The last op is the block's control transfer: counted as it
                 // retires; the rest are counted per run in bulk.
@@ -421,6 +429,111 @@ impl Translator {
         }
     }
 
+    /// Runs `ops` (the rest of a block) until one ends at a point where
+    /// [`Translator::must_stop`] holds for `stop_at_cycle`; returns how many
+    /// ran (at least one).
+    #[inline(always)]
+    fn run_ops(ops: &[Op], cpu: &mut Cpu, bus: &mut Bus, stop_at_cycle: u64) -> usize {
+        let mut executed = 0;
+        for op in ops {
+            Self::execute(op, cpu, bus);
+            executed += 1;
+            if Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
+            }
+        }
+        executed
+    }
+
+    /// The ops of a block from where the sampler has to be asked whether a
+    /// batch starts (the cycle count reached `look_at`), or while one is
+    /// being collected: between batches they run as if there were no
+    /// sampler, up to the next cycle at which it has to be asked; during
+    /// one they are recorded. Updates `look_at` for what follows.
+    #[inline(never)]
+    fn run_ops_sampler_turn(
+        ops: &[Op],
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+        sampler: Option<&mut SampleCapture>,
+        look_at: &mut u64,
+    ) -> usize {
+        let Some(sampler) = sampler else {
+            *look_at = stop_at_cycle;
+            return Self::run_ops(ops, cpu, bus, stop_at_cycle);
+        };
+        let mut executed = 0;
+        loop {
+            let rest = &ops[executed..];
+            executed += if sampler.sample_next(bus.cycles) {
+                Self::run_ops_recording(rest, cpu, bus, stop_at_cycle, sampler)
+            } else {
+                Self::run_ops(rest, cpu, bus, stop_at_cycle.min(sampler.due_cycle()))
+            };
+            if executed == ops.len() || Self::must_stop(cpu, bus, stop_at_cycle) {
+                *look_at = Self::look_at(stop_at_cycle, Some(sampler));
+                return executed;
+            }
+        }
+    }
+
+    /// The cycle at which running ops must look up from them: `stop_at_cycle`,
+    /// or earlier when the sampler is to be asked whether a batch starts (0
+    /// while one is being collected, so every op goes through it).
+    #[inline]
+    fn look_at(stop_at_cycle: u64, sampler: Option<&SampleCapture>) -> u64 {
+        sampler.map_or(stop_at_cycle, |s| stop_at_cycle.min(s.due_cycle()))
+    }
+
+    /// [`Translator::run_ops`] recording each op into the batch being
+    /// collected, until the batch is full or the ops must stop.
+    #[inline(never)]
+    fn run_ops_recording(
+        ops: &[Op],
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+        sampler: &mut SampleCapture,
+    ) -> usize {
+        let mut executed = 0;
+        for op in ops {
+            let cycle = bus.cycles;
+            Self::execute(op, cpu, bus);
+            executed += 1;
+            sampler.record(Retired {
+                pc: op.pc,
+                opcode: Some(op.bytes[0]),
+                next_pc: cpu.pc,
+                cycle,
+            });
+            if !sampler.collecting() || Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
+            }
+        }
+        executed
+    }
+
+    /// One translated instruction, bus cycle for bus cycle the
+    /// interpreter's.
+    #[inline(always)]
+    fn execute(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
+        let opcode = op.bytes[0];
+        // The opcode fetch and the reads of the instruction's own bytes
+        // that follow it, in one step when nothing can happen in them.
+        let leading = op.leading_code_reads as u32;
+        let prepaid = if cpu.poll_is_settled(bus)
+            && bus.try_fast_forward(leading, op.bytes[(leading as usize - 1) & 3])
+        {
+            leading as u8 - 1
+        } else {
+            cpu.read_known(bus, op.pc, opcode);
+            0
+        };
+        cpu.pc = op.pc.wrapping_add(1);
+        cpu.execute(bus, &mut DecodedCode { op, prepaid }, opcode);
+    }
+
     /// Runs blocks back to back from block `first` (at the CPU's PC), each
     /// successor found through the previous block's links, until a block
     /// stops early (see [`Translator::run_block`]), the CPU jams, the frame
@@ -433,15 +546,16 @@ impl Translator {
         first: u32,
         cpu: &mut Cpu,
         bus: &mut Bus,
-        mut counts: Option<&mut FlowCounts>,
+        probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
         let mut id = first;
         let mut retired = 0;
         let mut previous = u32::MAX;
+        let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
         loop {
             let start = bus.cycles;
-            match self.run_block(id, cpu, bus, counts.as_deref_mut(), stop_at_cycle) {
+            match self.run_block(id, cpu, bus, probes, stop_at_cycle, &mut look_at) {
                 Exit::After(n) => return retired + n as u64,
                 Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
             }
@@ -453,14 +567,8 @@ impl Translator {
             // fit before anything can happen.
             let block = &self.blocks[id as usize];
             if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc {
-                retired += self.skip_idle_iterations(
-                    id,
-                    cpu,
-                    bus,
-                    counts.as_deref_mut(),
-                    stop_at_cycle,
-                    bus.cycles - start,
-                );
+                retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }
             previous = id;
             match self.successor(id, bus, cpu.pc) {
@@ -470,36 +578,65 @@ impl Translator {
         }
     }
 
-    /// Counts whole iterations of idle-loop block `id` (each `per` cycles)
-    /// without running them, as many as end before the next cycle at which
-    /// anything could differ: an APU event, a PPU catch-up (NMI, frame end,
-    /// sprite 0), pending DMA, or the sampler's next batch (`stop_at_cycle`).
-    /// The interrupt poll must be settled, so no interrupt can become pending
-    /// inside them. The skipped cycles are reads of RAM and code with no side
-    /// effects, and the data bus ends them holding what each iteration leaves
-    /// on it, which the iteration just run already left there. Returns the
-    /// instructions counted.
+    /// Counts whole iterations of idle-loop block `id` without running them,
+    /// each as long as the one just run (which started at cycle `start`), as
+    /// many as end before the next cycle at which anything could differ: an
+    /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA,
+    /// `stop_at_cycle`, or the sampler's next batch. The interrupt poll must
+    /// be settled, so no interrupt can become pending inside them. The
+    /// skipped cycles are reads of RAM and code with no side effects, and
+    /// the data bus ends them holding what each iteration leaves on it,
+    /// which the iteration just run already left there.
+    ///
+    /// While a batch is being collected the skipped iterations go into it as
+    /// copies of the one just run, cycles shifted (if the batch holds all of
+    /// it), as many as the batch still needs: sampling an idle loop — where
+    /// most samples land — then costs one iteration, not N instructions.
+    /// Returns the instructions counted.
     fn skip_idle_iterations(
         &mut self,
         id: u32,
         cpu: &Cpu,
         bus: &mut Bus,
-        counts: Option<&mut FlowCounts>,
+        probes: &mut Probes,
         stop_at_cycle: u64,
-        per: u64,
+        start: u64,
     ) -> u64 {
+        let per = bus.cycles - start;
         if per == 0 || !cpu.poll_is_settled(bus) {
             return 0;
         }
-        let until_sample = stop_at_cycle.saturating_sub(bus.cycles + 1);
-        let iterations = until_sample.min(bus.idle_cycles_available()) / per;
+        let len = self.blocks[id as usize].ops.len();
+        let mut iterations = stop_at_cycle
+            .saturating_sub(bus.cycles + 1)
+            .min(bus.idle_cycles_available())
+            / per;
+        let sampling = match probes.sampler.as_ref() {
+            Some(s) if s.collecting() => {
+                let recent = s.current();
+                if recent.len() < len || recent[recent.len() - len].cycle != start {
+                    return 0;
+                }
+                iterations = iterations.min((s.remaining() / len) as u64);
+                true
+            }
+            Some(s) => {
+                iterations =
+                    iterations.min(s.next_due_cycle().saturating_sub(bus.cycles + 1) / per);
+                false
+            }
+            None => false,
+        };
         if iterations == 0 {
             return 0;
         }
+        if let (true, Some(s)) = (sampling, probes.sampler.as_mut()) {
+            s.record_repeats(len, per, iterations);
+        }
         bus.skip_idle_cycles(iterations * per);
         let block = &mut self.blocks[id as usize];
-        if let Some(c) = counts {
-            let last = block.ops[block.ops.len() - 1];
+        if let Some(c) = probes.flow.as_deref_mut() {
+            let last = block.ops[len - 1];
             c.instruction_repeated(last.pc, last.bytes[0], block.ops[0].pc, iterations);
             if block.pending_body_runs == 0 {
                 self.dirty.push(id);
@@ -507,7 +644,7 @@ impl Translator {
             block.pending_body_runs += iterations;
         }
         self.stats.skipped_iterations += iterations;
-        iterations * block.ops.len() as u64
+        iterations * len as u64
     }
 
     /// The block to run at `pc` after block `from`, through `from`'s links
@@ -530,14 +667,6 @@ impl Translator {
     #[inline(always)]
     fn must_stop(cpu: &Cpu, bus: &Bus, stop_at_cycle: u64) -> bool {
         bus.attention | cpu.interrupt_signalled() | (bus.cycles >= stop_at_cycle)
-    }
-
-    /// The instructions of the idle-loop block entered at `pc` (see
-    /// [`block::Block::is_idle_loop`]), if that is what runs there.
-    pub fn idle_loop_at(&mut self, bus: &mut Bus, pc: u16) -> Option<&[Op]> {
-        let id = self.block_at(bus, pc)?;
-        let block = &self.blocks[id as usize];
-        block.idle_loop.then_some(&block.ops[..])
     }
 
     pub fn block_len(&self, id: u32) -> usize {

@@ -188,7 +188,7 @@ impl Overlay {
         if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
         {
             for batch in sampler.take_batches() {
-                builder.offer(profiler::convert::batch(&batch));
+                builder.offer(batch);
             }
         }
         let frame = nes.frame_count();
