@@ -71,9 +71,7 @@ fn frames(rig: &mut Rig, replay: &Replay, count: u64) {
         rig.nes.run_frame();
         if let (Some(sampler), Some(builder)) = (rig.nes.probes.sampler.as_mut(), &mut rig.builder)
         {
-            for batch in sampler.take_batches() {
-                builder.offer(batch);
-            }
+            builder.offer(sampler.take_batches());
         }
     }
 }
@@ -113,7 +111,8 @@ fn recorded_batches(game: &str) -> Vec<Vec<Retired>> {
     while nes.frame_count() < 3000 {
         replay.apply(&mut nes, u64::MAX).unwrap();
         nes.run_frame();
-        batches.extend(nes.probes.sampler.as_mut().unwrap().take_batches());
+        let taken = nes.probes.sampler.as_mut().unwrap().take_batches();
+        batches.extend(taken.iter().map(<[Retired]>::to_vec));
     }
     batches
 }

@@ -3,8 +3,10 @@
 //! `--separate-threads=yes` so the emulation thread and the builder thread
 //! are counted apart. `scripts/probe-cost.sh` runs the whole table.
 //!
-//! Usage: probe_cost GAME interp|translate off|sampler|truth|both FRAMES
-//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
+//! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
+//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`; `capture`
+//! is the sampler without a builder thread, its batches taken and dropped).
+//! Prints the final frame hash and the emulation loop's wall time.
 
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
@@ -16,7 +18,7 @@ use profiler::session;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 5 {
-        eprintln!("usage: probe_cost GAME interp|translate off|sampler|truth|both FRAMES");
+        eprintln!("usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES");
         std::process::exit(2);
     }
     let (game, engine, probes) = (&args[1], &args[2], &args[3]);
@@ -34,23 +36,31 @@ fn main() {
         nes.probes.flow = Some(Box::new(FlowCounts::new()));
     }
     let mut builder = None;
-    if matches!(probes.as_str(), "sampler" | "both") {
+    if matches!(probes.as_str(), "sampler" | "both" | "capture") {
         let trigger = Trigger::Emulated {
             interval_cycles: session::ms_to_cycles(3.0),
             jitter_cycles: 0,
             seed: 0,
         };
         nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
-        builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
+        if probes != "capture" {
+            builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
+        }
     }
+    let start = std::time::Instant::now();
     while nes.frame_count() < frames {
         replay.apply(&mut nes, u64::MAX).expect("movie input");
         nes.run_frame();
-        if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), &mut builder) {
-            for batch in sampler.take_batches() {
-                b.offer(batch);
+        if let Some(sampler) = nes.probes.sampler.as_mut() {
+            let taken = sampler.take_batches();
+            if let Some(b) = builder.as_mut() {
+                b.offer(taken);
             }
         }
     }
-    println!("frame_hash={:016x}", nes.frame_hash());
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "frame_hash={:016x} emulation_s={seconds:.4}",
+        nes.frame_hash()
+    );
 }

@@ -247,7 +247,8 @@ fn dense_sampling_is_identical_on_both_engines() {
             while nes.frame_count() < 300 {
                 replay.apply(&mut nes, u64::MAX).unwrap();
                 nes.run_frame();
-                batches.extend(nes.probes.sampler.as_mut().unwrap().take_batches());
+                let taken = nes.probes.sampler.as_mut().unwrap().take_batches();
+                batches.extend(taken.iter().map(<[_]>::to_vec));
                 frame_hashes.push(nes.frame_hash());
             }
             nes.flush_probes();

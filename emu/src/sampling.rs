@@ -44,6 +44,36 @@ pub enum Trigger {
 /// instead of loading the flag.
 pub const WALL_POLL_CYCLES: u64 = 114;
 
+/// Batches the capture has room for before its buffer grows (a frame holds
+/// about six at the thesis' rate).
+const RESERVED_BATCHES: usize = 64;
+
+/// Completed batches, stored back to back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Batches {
+    records: Vec<Retired>,
+    /// Where each batch ends in `records`.
+    ends: Vec<usize>,
+}
+
+impl Batches {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The batches in the order they were recorded.
+    pub fn iter(&self) -> impl Iterator<Item = &[Retired]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.records[start..end])
+    }
+}
+
 #[derive(Debug)]
 pub struct SampleCapture {
     trigger: Trigger,
@@ -54,15 +84,18 @@ pub struct SampleCapture {
     /// single comparison.
     due: u64,
     batch_len: usize,
-    /// The batch being filled (capacity reserved up front).
-    current: Vec<Retired>,
+    /// Completed batches not yet taken, back to back, then the batch being
+    /// filled from `current_start` on. One buffer, reserved up front and
+    /// reused: recording a batch allocates nothing.
+    records: Vec<Retired>,
+    /// Where each completed batch in `records` ends.
+    ends: Vec<usize>,
+    current_start: usize,
     /// Instructions recorded in `current` (interrupt entries not counted).
     current_instructions: usize,
     collecting: bool,
     next_trigger_cycle: u64,
     rng_state: u64,
-    /// Completed batches waiting for the profiler to take them.
-    ready: Vec<Vec<Retired>>,
     /// Total instructions recorded in completed batches.
     pub sampled_instructions: u64,
     /// Completed batches.
@@ -80,11 +113,12 @@ impl SampleCapture {
             trigger,
             due: 0,
             batch_len,
-            current: Vec::with_capacity(batch_len * 2),
+            records: Vec::with_capacity(batch_len * 2 * RESERVED_BATCHES),
+            ends: Vec::with_capacity(RESERVED_BATCHES),
+            current_start: 0,
             current_instructions: 0,
             collecting: false,
             next_trigger_cycle: 0,
-            ready: Vec::new(),
             sampled_instructions: 0,
             batches: 0,
         };
@@ -170,7 +204,7 @@ impl SampleCapture {
     /// [`SampleCapture::sample_next`] said so before the step).
     pub fn record(&mut self, retired: Retired) {
         debug_assert!(self.collecting, "record without sample_next");
-        self.current.push(retired);
+        self.records.push(retired);
         if retired.opcode.is_some() {
             self.current_instructions += 1;
             if self.current_instructions == self.batch_len {
@@ -188,12 +222,12 @@ impl SampleCapture {
     pub fn record_repeats(&mut self, len: usize, period: u64, iterations: u64) {
         let added = len * iterations as usize;
         debug_assert!(self.collecting && added <= self.remaining());
-        let first = self.current.len() - len;
+        let first = self.records.len() - len;
         for k in 1..=iterations {
             for i in first..first + len {
-                let r = self.current[i];
+                let r = self.records[i];
                 debug_assert!(r.opcode.is_some());
-                self.current.push(Retired {
+                self.records.push(Retired {
                     cycle: r.cycle + k * period,
                     ..r
                 });
@@ -205,14 +239,15 @@ impl SampleCapture {
         }
     }
 
+    #[inline(never)]
     fn finish_batch(&mut self) {
-        let last_cycle = self.current.last().map_or(0, |r| r.cycle);
-        let batch = std::mem::replace(&mut self.current, Vec::with_capacity(self.batch_len * 2));
+        let last_cycle = self.records.last().map_or(0, |r| r.cycle);
+        self.current_start = self.records.len();
+        self.ends.push(self.current_start);
         self.sampled_instructions += self.current_instructions as u64;
         self.batches += 1;
         self.current_instructions = 0;
         self.collecting = false;
-        self.ready.push(batch);
         self.schedule_from(last_cycle);
     }
 
@@ -224,7 +259,7 @@ impl SampleCapture {
 
     /// The records of the batch being filled.
     pub fn current(&self) -> &[Retired] {
-        &self.current
+        &self.records[self.current_start..]
     }
 
     /// Instructions still missing from the batch being filled.
@@ -232,9 +267,17 @@ impl SampleCapture {
         self.batch_len - self.current_instructions
     }
 
-    /// Takes the batches completed since the last call.
-    pub fn take_batches(&mut self) -> Vec<Vec<Retired>> {
-        std::mem::take(&mut self.ready)
+    /// Takes the batches completed since the last call (one allocation for
+    /// all of them; the batch being filled stays).
+    pub fn take_batches(&mut self) -> Batches {
+        let taken = Batches {
+            records: self.records[..self.current_start].to_vec(),
+            ends: std::mem::take(&mut self.ends),
+        };
+        self.records.drain(..self.current_start);
+        self.current_start = 0;
+        self.ends.reserve(RESERVED_BATCHES);
+        taken
     }
 
     pub fn batch_len(&self) -> usize {
@@ -273,7 +316,8 @@ mod tests {
             }
             cycle += 2;
         }
-        let batches = cap.take_batches();
+        let taken = cap.take_batches();
+        let batches: Vec<&[Retired]> = taken.iter().collect();
         // Triggers at cycle 100 and then 100 cycles after each batch ends.
         assert_eq!(batches.len(), 3);
         assert_eq!(
@@ -303,10 +347,37 @@ mod tests {
         });
         assert!(cap.sample_next(WALL_POLL_CYCLES + 4));
         cap.record(instr(0x9000, 9));
-        let batches = cap.take_batches();
+        let taken = cap.take_batches();
+        let batches: Vec<&[Retired]> = taken.iter().collect();
         assert_eq!(batches.len(), 1);
         assert_eq!(batches[0].len(), 3);
         assert!(!cap.sample_next(WALL_POLL_CYCLES + 20));
+    }
+
+    /// Taking the completed batches leaves the one being filled intact.
+    #[test]
+    fn taking_keeps_the_batch_being_filled() {
+        let trigger = Trigger::Emulated {
+            interval_cycles: 1,
+            jitter_cycles: 0,
+            seed: 0,
+        };
+        let mut cap = SampleCapture::new(trigger, 4, 0);
+        for pc in 0..6u16 {
+            assert!(cap.sample_next(u64::from(pc) * 10 + 1));
+            cap.record(instr(pc, u64::from(pc) * 10 + 1));
+        }
+        let first = cap.take_batches();
+        assert_eq!(first.len(), 1);
+        assert_eq!(cap.current().len(), 2, "the second batch has begun");
+        for pc in 6..8u16 {
+            assert!(cap.sample_next(u64::from(pc) * 10 + 1));
+            cap.record(instr(pc, u64::from(pc) * 10 + 1));
+        }
+        let second = cap.take_batches();
+        let pcs: Vec<u16> = second.iter().flatten().map(|r| r.pc).collect();
+        assert_eq!(pcs, vec![4, 5, 6, 7]);
+        assert!(cap.take_batches().is_empty());
     }
 
     /// An idle loop's skipped iterations recorded in bulk equal the records

@@ -41,7 +41,7 @@ pub struct ProfileSettings {
     /// The live builder's configuration.
     pub params: GfcParams,
     pub engine: Engine,
-    /// Capacity of the builder's queue, in batches.
+    /// Capacity of the builder's queue, in offers (one per frame).
     pub queue: usize,
 }
 
@@ -140,10 +140,9 @@ pub fn run(
         }
         nes.run_frame();
         if let Some(sampler) = nes.probes.sampler.as_mut() {
-            for batch in sampler.take_batches() {
-                builder.offer(batch.clone());
-                batches.push(batch);
-            }
+            let taken = sampler.take_batches();
+            builder.offer(taken.clone());
+            batches.push(taken);
         }
         progress(nes.frame_count());
     }
@@ -159,7 +158,11 @@ pub fn run(
     let truth = truth::build(&counts);
     Ok(ProfileRun {
         // Converted after the run: during it only the builder converts.
-        batches: batches.iter().map(|b| convert::batch(b)).collect(),
+        batches: batches
+            .iter()
+            .flat_map(|b| b.iter())
+            .map(convert::batch)
+            .collect(),
         gfc,
         truth,
         executed_instructions: nes.retired - start_retired,

@@ -388,19 +388,23 @@ impl Translator {
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
         let mut executed = 0;
-        if bus.cycles < *look_at {
+        // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
+        // run here.
+        if bus.cycles < *look_at || probes.sampler.is_none() {
             executed = Self::run_ops(&block.ops, cpu, bus, *look_at);
         }
-        if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
-            // The sampler's turn (cold): a batch may start or be going on.
-            executed += Self::run_ops_sampler_turn(
-                &block.ops[executed..],
-                cpu,
-                bus,
-                stop_at_cycle,
-                probes.sampler.as_mut(),
-                look_at,
-            );
+        if let Some(sampler) = probes.sampler.as_mut() {
+            if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
+                // The sampler's turn (cold): a batch may start or be going on.
+                executed += Self::run_ops_sampler_turn(
+                    &block.ops[executed..],
+                    cpu,
+                    bus,
+                    stop_at_cycle,
+                    sampler,
+                    look_at,
+                );
+            }
         }
         if let Some(c) = probes.flow.as_deref_mut() {
             if executed == n {
@@ -445,37 +449,42 @@ impl Translator {
         executed
     }
 
-    /// The ops of a block from where the sampler has to be asked whether a
+    /// The rest of a block from where the sampler has to be asked whether a
     /// batch starts (the cycle count reached `look_at`), or while one is
-    /// being collected: between batches they run as if there were no
-    /// sampler, up to the next cycle at which it has to be asked; during
-    /// one they are recorded. Updates `look_at` for what follows.
+    /// being collected: each op is recorded if a batch is being collected
+    /// when it starts, to the end of the block (or until the ops must stop),
+    /// then `look_at` is set for what follows. One loop both records and
+    /// runs the ops after a batch ends: each copy of the instruction code is
+    /// cold in the caches by the next batch, so the fewer the better.
     #[inline(never)]
     fn run_ops_sampler_turn(
         ops: &[Op],
         cpu: &mut Cpu,
         bus: &mut Bus,
         stop_at_cycle: u64,
-        sampler: Option<&mut SampleCapture>,
+        sampler: &mut SampleCapture,
         look_at: &mut u64,
     ) -> usize {
-        let Some(sampler) = sampler else {
-            *look_at = stop_at_cycle;
-            return Self::run_ops(ops, cpu, bus, stop_at_cycle);
-        };
         let mut executed = 0;
-        loop {
-            let rest = &ops[executed..];
-            executed += if sampler.sample_next(bus.cycles) {
-                Self::run_ops_recording(rest, cpu, bus, stop_at_cycle, sampler)
-            } else {
-                Self::run_ops(rest, cpu, bus, stop_at_cycle.min(sampler.due_cycle()))
-            };
-            if executed == ops.len() || Self::must_stop(cpu, bus, stop_at_cycle) {
-                *look_at = Self::look_at(stop_at_cycle, Some(sampler));
-                return executed;
+        for op in ops {
+            let cycle = bus.cycles;
+            let recording = sampler.sample_next(cycle);
+            Self::execute(op, cpu, bus);
+            executed += 1;
+            if recording {
+                sampler.record(Retired {
+                    pc: op.pc,
+                    opcode: Some(op.bytes[0]),
+                    next_pc: cpu.pc,
+                    cycle,
+                });
+            }
+            if Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
             }
         }
+        *look_at = Self::look_at(stop_at_cycle, Some(sampler));
+        executed
     }
 
     /// The cycle at which running ops must look up from them: `stop_at_cycle`,
@@ -484,34 +493,6 @@ impl Translator {
     #[inline]
     fn look_at(stop_at_cycle: u64, sampler: Option<&SampleCapture>) -> u64 {
         sampler.map_or(stop_at_cycle, |s| stop_at_cycle.min(s.due_cycle()))
-    }
-
-    /// [`Translator::run_ops`] recording each op into the batch being
-    /// collected, until the batch is full or the ops must stop.
-    #[inline(never)]
-    fn run_ops_recording(
-        ops: &[Op],
-        cpu: &mut Cpu,
-        bus: &mut Bus,
-        stop_at_cycle: u64,
-        sampler: &mut SampleCapture,
-    ) -> usize {
-        let mut executed = 0;
-        for op in ops {
-            let cycle = bus.cycles;
-            Self::execute(op, cpu, bus);
-            executed += 1;
-            sampler.record(Retired {
-                pc: op.pc,
-                opcode: Some(op.bytes[0]),
-                next_pc: cpu.pc,
-                cycle,
-            });
-            if !sampler.collecting() || Self::must_stop(cpu, bus, stop_at_cycle) {
-                break;
-            }
-        }
-        executed
     }
 
     /// One translated instruction, bus cycle for bus cycle the

@@ -187,9 +187,7 @@ impl Overlay {
     pub fn after_frame(&mut self, nes: &mut Nes) {
         if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
         {
-            for batch in sampler.take_batches() {
-                builder.offer(batch);
-            }
+            builder.offer(sampler.take_batches());
         }
         let frame = nes.frame_count();
         if self.view.refresh(&self.snapshot) {

@@ -1,0 +1,97 @@
+//! Wall-clock cost of the sampler on the emulation thread, measured A/B:
+//! two machines replay the same movie, one bare and one with the sampler
+//! (X = 3 ms of emulated time, N = 25) and its live builder thread, advanced
+//! in alternating slices of frames (the order flipping every slice) and
+//! timed slice by slice. Interleaving finely cancels the drift of a shared
+//! machine, which made separate runs differ by more than the cost measured.
+//! callgrind (`scripts/probe-cost.sh`) counts instructions; this counts what
+//! they and everything around them (cache, the builder on the other core,
+//! system calls) cost in time.
+//!
+//! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS]
+//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
+
+use std::time::{Duration, Instant};
+
+use emu::movie::{Movie, Replay};
+use emu::nes::Engine;
+use emu::sampling::{SampleCapture, Trigger};
+use emu::Nes;
+use profiler::builder::BuilderHandle;
+use profiler::session;
+
+const SLICE_FRAMES: u64 = 30;
+
+fn advance(nes: &mut Nes, replay: &Replay, to: u64, builder: Option<&mut BuilderHandle>) {
+    while nes.frame_count() < to {
+        replay.apply(nes, u64::MAX).expect("movie input");
+        nes.run_frame();
+    }
+    if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), builder) {
+        b.offer(sampler.take_batches());
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if !(4..=5).contains(&args.len()) {
+        eprintln!("usage: sampler_wall GAME interp|translate FRAMES [ROUNDS]");
+        std::process::exit(2);
+    }
+    let (game, engine) = (&args[1], &args[2]);
+    let frames: u64 = args[3].parse().expect("FRAMES is a number");
+    let rounds: u32 = args
+        .get(4)
+        .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
+    let rom = std::fs::read(nesprof::testrom::roms_dir().join(format!("games/{game}.nes")))
+        .expect("the game's ROM");
+    let movie = Movie::load(std::path::Path::new(&format!("movies/{game}.fm2"))).expect("movie");
+    let replay = Replay::new(&rom, &movie).expect("replay");
+    let engine = match engine.as_str() {
+        "interp" => Engine::Interpreter,
+        _ => Engine::Translator,
+    };
+    let (mut bare, mut sampled) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..rounds {
+        let mut off = replay.power_on().expect("power on");
+        let mut on = replay.power_on().expect("power on");
+        off.set_engine(engine);
+        on.set_engine(engine);
+        let trigger = Trigger::Emulated {
+            interval_cycles: session::ms_to_cycles(3.0),
+            jitter_cycles: 0,
+            seed: 0,
+        };
+        on.probes.sampler = Some(SampleCapture::new(trigger, 25, on.cycles()));
+        let mut builder = BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64);
+        let mut slice = 0;
+        while off.frame_count() < frames {
+            let to = (off.frame_count() + SLICE_FRAMES).min(frames);
+            for turn in 0..2 {
+                let start = Instant::now();
+                if (turn + slice) % 2 == 0 {
+                    advance(&mut off, &replay, to, None);
+                    bare += start.elapsed();
+                } else {
+                    advance(&mut on, &replay, to, Some(&mut builder));
+                    sampled += start.elapsed();
+                }
+            }
+            slice += 1;
+        }
+        assert_eq!(
+            off.frame_hash(),
+            on.frame_hash(),
+            "the sampler changed a frame"
+        );
+        let dropped = builder.dropped();
+        builder.finish();
+        assert_eq!(dropped, 0, "batches dropped");
+    }
+    println!(
+        "bare_s={:.4} sampled_s={:.4} slowdown_pct={:.2}",
+        bare.as_secs_f64(),
+        sampled.as_secs_f64(),
+        (sampled.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0
+    );
+}
