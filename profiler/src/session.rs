@@ -1,7 +1,8 @@
 //! One profiling run: the emulator runs a ROM (optionally replaying a movie)
 //! with the ground-truth recorder and the count-and-time sampler attached;
-//! each completed batch is kept (for the sample stream) and offered to the
-//! builder thread, which grows the hot CFG live. At the end the truth CFG is
+//! after each frame the batches it completed are kept (for the sample
+//! stream) and offered to the builder thread, which grows the hot CFG live
+//! (one message per frame; a full queue drops them, counted per batch). At the end the truth CFG is
 //! derived from the recorded flow counts.
 //!
 //! Emulated-time triggering makes a run deterministic: the same ROM, movie and
