@@ -10,10 +10,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
-use emu::sampling::{Retired, SampleCapture, Trigger};
+use emu::sampling::Retired;
 use emu::{FlowCounts, Nes};
 use profiler::builder::BuilderHandle;
-use profiler::session;
+use profiler::session::{self, ProfileSettings};
 
 const FRAMES_PER_ITER: u64 = 60;
 /// Frames run before measuring, to get past the title screen.
@@ -49,12 +49,8 @@ fn rig(replay: &Replay, engine: Engine, probes: Probes) -> Rig {
         nes.probes.flow = Some(Box::new(FlowCounts::new()));
     }
     let builder = if matches!(probes, Probes::Sampler | Probes::Both) {
-        let trigger = Trigger::Emulated {
-            interval_cycles: session::ms_to_cycles(3.0),
-            jitter_cycles: 0,
-            seed: 0,
-        };
-        nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+        // The thesis' setup: X = 3 ms of emulated time, N = 25.
+        nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
         Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64))
     } else {
         None
@@ -101,12 +97,8 @@ fn probes(c: &mut Criterion) {
 fn recorded_batches(game: &str) -> Vec<Vec<Retired>> {
     let replay = replay(game);
     let mut nes = replay.power_on().unwrap();
-    let trigger = Trigger::Emulated {
-        interval_cycles: session::ms_to_cycles(3.0),
-        jitter_cycles: 0,
-        seed: 0,
-    };
-    nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+    // The thesis' setup: X = 3 ms of emulated time, N = 25.
+    nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
     let mut batches = Vec::new();
     while nes.frame_count() < 3000 {
         replay.apply(&mut nes, u64::MAX).unwrap();

@@ -10,10 +10,9 @@
 
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
-use emu::sampling::{SampleCapture, Trigger};
 use emu::FlowCounts;
 use profiler::builder::BuilderHandle;
-use profiler::session;
+use profiler::session::{self, ProfileSettings};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -37,12 +36,8 @@ fn main() {
     }
     let mut builder = None;
     if matches!(probes.as_str(), "sampler" | "both" | "capture") {
-        let trigger = Trigger::Emulated {
-            interval_cycles: session::ms_to_cycles(3.0),
-            jitter_cycles: 0,
-            seed: 0,
-        };
-        nes.probes.sampler = Some(SampleCapture::new(trigger, 25, nes.cycles()));
+        // The thesis' setup: X = 3 ms of emulated time, N = 25.
+        nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
         if probes != "capture" {
             builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
         }

@@ -15,10 +15,9 @@ use std::time::{Duration, Instant};
 
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
-use emu::sampling::{SampleCapture, Trigger};
 use emu::Nes;
 use profiler::builder::BuilderHandle;
-use profiler::session;
+use profiler::session::{self, ProfileSettings};
 
 const SLICE_FRAMES: u64 = 30;
 
@@ -57,12 +56,8 @@ fn main() {
         let mut on = replay.power_on().expect("power on");
         off.set_engine(engine);
         on.set_engine(engine);
-        let trigger = Trigger::Emulated {
-            interval_cycles: session::ms_to_cycles(3.0),
-            jitter_cycles: 0,
-            seed: 0,
-        };
-        on.probes.sampler = Some(SampleCapture::new(trigger, 25, on.cycles()));
+        // The thesis' setup: X = 3 ms of emulated time, N = 25.
+        on.probes.sampler = Some(session::sampler(&ProfileSettings::default(), on.cycles()).0);
         let mut builder = BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64);
         let mut slice = 0;
         while off.frame_count() < frames {

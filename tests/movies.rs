@@ -8,9 +8,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::x11::{start_xvfb, KillOnDrop};
+use common::x11::{find_window, require, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
 
 use emu::movie::{Movie, Replay};
 
@@ -267,30 +267,12 @@ fn bad_movies_exit_2_naming_file_and_line_and_mismatches_warn() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn require(tool: &str) {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(found, "`{tool}` is needed (apt-get install xvfb xdotool)");
-}
-
-fn xdotool(display: &str, args: &[&str]) {
-    let _ = Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .status();
-}
-
 /// Plays maze in a window with keys pressed through xdotool (F9 = reset),
 /// recording; the recording replayed headless ends on the frame and RAM the
 /// window showed.
 #[test]
 fn a_recording_replays_to_the_same_frame() {
-    for tool in ["Xvfb", "xdotool"] {
-        require(tool);
-    }
+    require(&["Xvfb", "xdotool"]);
     let dir = temp_dir("rec");
     let rom = repo().join("roms-test/maze.nes");
     let recording = dir.join("rec.fm2");
@@ -311,19 +293,7 @@ fn a_recording_replays_to_the_same_frame() {
         .expect("play starts");
     let mut player = KillOnDrop(player);
     // Wait for the window, then press Start and steer.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let window = loop {
-        let out = Command::new("xdotool")
-            .args(["search", "--name", "nesprof"])
-            .env("DISPLAY", &display)
-            .output()
-            .unwrap();
-        if let Some(id) = String::from_utf8_lossy(&out.stdout).lines().next() {
-            break id.trim().to_string();
-        }
-        assert!(Instant::now() < deadline, "no window");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let window = find_window(&display, &mut player);
     xdotool(&display, &["windowfocus", &window]);
     std::thread::sleep(Duration::from_millis(1500));
     for (key, ms) in [
@@ -338,17 +308,8 @@ fn a_recording_replays_to_the_same_frame() {
         xdotool(&display, &["keyup", "--window", &window, key]);
         std::thread::sleep(Duration::from_millis(150));
     }
-    let status = player.0.wait().unwrap();
+    let (status, stderr) = wait_with_stderr(&mut player);
     assert!(status.success());
-    let mut stderr = String::new();
-    use std::io::Read;
-    player
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
     let reported = stderr
         .lines()
         .find(|l| l.starts_with("recorded "))

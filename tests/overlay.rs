@@ -21,9 +21,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::x11::{start_xvfb, KillOnDrop};
+use common::x11::{
+    capture, find_window, have, read_png, start_xvfb, wait_with_stderr, xdotool, KillOnDrop,
+};
 
 use nesprof::play::overlay::panel::Layout;
 
@@ -43,68 +45,6 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-/// Waits until the X server accepts clients (its lock file appears a little
-/// before that, and a window opened too early fails).
-fn wait_for_server(display: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        let ok = Command::new("xdotool")
-            .arg("getdisplaygeometry")
-            .env("DISPLAY", display)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("Xvfb on {display} does not accept clients");
-}
-
-fn find_window(display: &str, player: &mut KillOnDrop) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if let Ok(Some(status)) = player.0.try_wait() {
-            let mut stderr = String::new();
-            use std::io::Read;
-            if let Some(mut e) = player.0.stderr.take() {
-                let _ = e.read_to_string(&mut stderr);
-            }
-            panic!("play exited ({status}) before its window appeared: {stderr}");
-        }
-        let out = Command::new("xdotool")
-            .args(["search", "--name", "nesprof"])
-            .env("DISPLAY", display)
-            .output()
-            .expect("xdotool runs");
-        if let Some(id) = String::from_utf8_lossy(&out.stdout).lines().next() {
-            return id.trim().to_string();
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    panic!("the nesprof window did not appear");
-}
-
-fn xdotool(display: &str, args: &[&str]) {
-    let status = Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .status()
-        .expect("xdotool runs");
-    assert!(status.success(), "xdotool {args:?} failed");
-}
-
 struct Image {
     w: usize,
     h: usize,
@@ -113,28 +53,8 @@ struct Image {
 
 impl Image {
     fn read(path: &Path) -> Image {
-        let mut decoder = png::Decoder::new(std::fs::File::open(path).expect("png exists"));
-        // ImageMagick writes indexed or grey PNGs when few colours are used.
-        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-        let mut reader = decoder.read_info().expect("png header");
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).expect("png data");
-        let channels = info.color_type.samples();
-        let pixels = buf[..info.buffer_size()]
-            .chunks_exact(channels)
-            .map(|p| {
-                if channels < 3 {
-                    [p[0], p[0], p[0]]
-                } else {
-                    [p[0], p[1], p[2]]
-                }
-            })
-            .collect();
-        Image {
-            w: info.width as usize,
-            h: info.height as usize,
-            pixels,
-        }
+        let (w, h, pixels) = read_png(path);
+        Image { w, h, pixels }
     }
 
     fn at(&self, x: usize, y: usize) -> [u8; 3] {
@@ -194,13 +114,8 @@ impl Panel {
     }
 }
 
-fn capture(display: &str, window: &str, path: &Path) -> Image {
-    let status = Command::new("import")
-        .args(["-window", window, path.to_str().unwrap()])
-        .env("DISPLAY", display)
-        .status()
-        .expect("import runs");
-    assert!(status.success(), "import failed");
+fn capture_image(display: &str, window: &str, path: &Path) -> Image {
+    capture(display, window, path);
     Image::read(path)
 }
 
@@ -218,7 +133,6 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
     }
     let dir = temp_dir("window");
     let (_xvfb, display) = start_xvfb(340, "1600x900x24");
-    wait_for_server(&display);
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
         .args([
             "play",
@@ -246,9 +160,9 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
 
     // 600 frames are 10 s at 60 Hz: look at about 3 s and 6 s in.
     std::thread::sleep(Duration::from_secs(3));
-    let first = capture(&display, &window, &dir.join("first.png"));
+    let first = capture_image(&display, &window, &dir.join("first.png"));
     std::thread::sleep(Duration::from_secs(3));
-    let second = capture(&display, &window, &dir.join("second.png"));
+    let second = capture_image(&display, &window, &dir.join("second.png"));
     assert_eq!((first.w, first.h), panel.size(), "window size");
 
     let game_lit = (0..240 * SCALE)
@@ -279,27 +193,27 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
     );
 
     // O hides the panel's graph.
-    xdotool(&display, &["windowfocus", &window]);
-    xdotool(&display, &["keydown", "--window", &window, "o"]);
+    assert!(
+        xdotool(&display, &["windowfocus", &window]),
+        "xdotool failed"
+    );
+    assert!(
+        xdotool(&display, &["keydown", "--window", &window, "o"]),
+        "xdotool failed"
+    );
     std::thread::sleep(Duration::from_millis(200));
-    xdotool(&display, &["keyup", "--window", &window, "o"]);
+    assert!(
+        xdotool(&display, &["keyup", "--window", &window, "o"]),
+        "xdotool failed"
+    );
     std::thread::sleep(Duration::from_millis(500));
-    let hidden = capture(&display, &window, &dir.join("hidden.png"));
+    let hidden = capture_image(&display, &window, &dir.join("hidden.png"));
     let arcs_hidden = panel.arc_pixels(&hidden);
     println!("after O: {arcs_hidden} arc pixels");
     assert!(arcs_hidden < arcs_second / 10, "O did not hide the graph");
 
-    let status = player.0.wait().unwrap();
+    let (status, stderr) = wait_with_stderr(&mut player);
     assert!(status.success(), "play failed: {status}");
-    let mut stderr = String::new();
-    use std::io::Read;
-    player
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
     let report = stderr
         .lines()
         .find(|l| l.starts_with("pacing: "))

@@ -91,6 +91,14 @@ pub struct ProfileRun {
 pub fn attach(nes: &mut Nes, settings: &ProfileSettings) -> Option<WallTimer> {
     nes.set_engine(settings.engine);
     nes.probes.flow = Some(Box::new(FlowCounts::new()));
+    let (sampler, timer) = sampler(settings, nes.cycles());
+    nes.probes.sampler = Some(sampler);
+    timer
+}
+
+/// The sampler for `settings`, scheduled from `start_cycle`, and the wall
+/// timer if its trigger needs one.
+pub fn sampler(settings: &ProfileSettings, start_cycle: u64) -> (SampleCapture, Option<WallTimer>) {
     let (trigger, timer) = match settings.trigger {
         TriggerKind::Emulated => (
             Trigger::Emulated {
@@ -109,12 +117,10 @@ pub fn attach(nes: &mut Nes, settings: &ProfileSettings) -> Option<WallTimer> {
             (Trigger::Wall(timer.flag()), Some(timer))
         }
     };
-    nes.probes.sampler = Some(SampleCapture::new(
-        trigger,
-        settings.batch_len,
-        nes.cycles(),
-    ));
-    timer
+    (
+        SampleCapture::new(trigger, settings.batch_len, start_cycle),
+        timer,
+    )
 }
 
 /// Runs `nes` (already powered on, probes not yet attached) until frame
