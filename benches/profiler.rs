@@ -67,7 +67,7 @@ fn frames(rig: &mut Rig, replay: &Replay, count: u64) {
         rig.nes.run_frame();
         if let (Some(sampler), Some(builder)) = (rig.nes.probes.sampler.as_mut(), &mut rig.builder)
         {
-            builder.offer(sampler.take_batches());
+            builder.offer_from(sampler);
         }
     }
 }

@@ -47,9 +47,11 @@ fn main() {
         replay.apply(&mut nes, u64::MAX).expect("movie input");
         nes.run_frame();
         if let Some(sampler) = nes.probes.sampler.as_mut() {
-            let taken = sampler.take_batches();
-            if let Some(b) = builder.as_mut() {
-                b.offer(taken);
+            match builder.as_mut() {
+                Some(b) => {
+                    b.offer_from(sampler);
+                }
+                None => drop(sampler.take_batches()),
             }
         }
     }

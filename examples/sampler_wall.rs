@@ -8,7 +8,12 @@
 //! they and everything around them (cache, the builder on the other core,
 //! system calls) cost in time.
 //!
-//! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS]
+//! Besides the total times it prints the trimmed mean of the per-slice
+//! ratios (the 10 % highest and lowest dropped), which a hiccup on the
+//! machine cannot move. With `aa` as the last argument the second machine
+//! runs bare too: what that prints is the measurement's own noise.
+//!
+//! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
 //! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
 
 use std::time::{Duration, Instant};
@@ -21,20 +26,27 @@ use profiler::session::{self, ProfileSettings};
 
 const SLICE_FRAMES: u64 = 30;
 
-fn advance(nes: &mut Nes, replay: &Replay, to: u64, builder: Option<&mut BuilderHandle>) {
+/// Runs `nes` to frame `to`, offering batches after each frame as `nesprof
+/// profile` does.
+fn advance(nes: &mut Nes, replay: &Replay, to: u64, mut builder: Option<&mut BuilderHandle>) {
     while nes.frame_count() < to {
         replay.apply(nes, u64::MAX).expect("movie input");
         nes.run_frame();
-    }
-    if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), builder) {
-        b.offer(sampler.take_batches());
+        if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), builder.as_deref_mut()) {
+            b.offer_from(sampler);
+        }
     }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    let mut args = args;
+    let aa = args.last().is_some_and(|a| a == "aa");
+    if aa {
+        args.pop();
+    }
     if !(4..=5).contains(&args.len()) {
-        eprintln!("usage: sampler_wall GAME interp|translate FRAMES [ROUNDS]");
+        eprintln!("usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]");
         std::process::exit(2);
     }
     let (game, engine) = (&args[1], &args[2]);
@@ -51,27 +63,34 @@ fn main() {
         _ => Engine::Translator,
     };
     let (mut bare, mut sampled) = (Duration::ZERO, Duration::ZERO);
+    let mut ratios = Vec::new();
     for _ in 0..rounds {
         let mut off = replay.power_on().expect("power on");
         let mut on = replay.power_on().expect("power on");
         off.set_engine(engine);
         on.set_engine(engine);
         // The thesis' setup: X = 3 ms of emulated time, N = 25.
-        on.probes.sampler = Some(session::sampler(&ProfileSettings::default(), on.cycles()).0);
+        if !aa {
+            on.probes.sampler = Some(session::sampler(&ProfileSettings::default(), on.cycles()).0);
+        }
         let mut builder = BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64);
         let mut slice = 0;
         while off.frame_count() < frames {
             let to = (off.frame_count() + SLICE_FRAMES).min(frames);
+            let mut pair = [Duration::ZERO; 2];
             for turn in 0..2 {
                 let start = Instant::now();
                 if (turn + slice) % 2 == 0 {
                     advance(&mut off, &replay, to, None);
-                    bare += start.elapsed();
+                    pair[0] = start.elapsed();
                 } else {
                     advance(&mut on, &replay, to, Some(&mut builder));
-                    sampled += start.elapsed();
+                    pair[1] = start.elapsed();
                 }
             }
+            bare += pair[0];
+            sampled += pair[1];
+            ratios.push(pair[1].as_secs_f64() / pair[0].as_secs_f64());
             slice += 1;
         }
         assert_eq!(
@@ -79,14 +98,23 @@ fn main() {
             on.frame_hash(),
             "the sampler changed a frame"
         );
+        if let Some(sampler) = on.probes.sampler.as_mut() {
+            builder.flush_from(sampler);
+        }
         let dropped = builder.dropped();
         builder.finish();
         assert_eq!(dropped, 0, "batches dropped");
     }
+    ratios.sort_by(f64::total_cmp);
+    let cut = ratios.len() / 10;
+    let kept = &ratios[cut..ratios.len() - cut];
+    let trimmed = kept.iter().sum::<f64>() / kept.len() as f64;
     println!(
-        "bare_s={:.4} sampled_s={:.4} slowdown_pct={:.2}",
+        "bare_s={:.4} sampled_s={:.4} slowdown_pct={:.2} trimmed_slice_pct={:.2}{}",
         bare.as_secs_f64(),
         sampled.as_secs_f64(),
-        (sampled.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0
+        (sampled.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0,
+        (trimmed - 1.0) * 100.0,
+        if aa { " (A/A: both bare)" } else { "" }
     );
 }

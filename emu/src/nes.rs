@@ -127,23 +127,18 @@ impl Nes {
     #[cold]
     fn record_sample(&mut self, pc: u16, cycle: u64, kind: StepKind) {
         let next_pc = self.cpu.pc;
-        let retired = match kind {
-            StepKind::Instruction(opcode) => Retired {
-                pc,
-                opcode: Some(opcode),
-                next_pc,
-                cycle,
-            },
-            StepKind::Nmi | StepKind::Irq => Retired {
+        let Some(sampler) = self.probes.sampler.as_mut() else {
+            return;
+        };
+        match kind {
+            StepKind::Instruction(opcode) => sampler.record_instruction(pc, opcode, next_pc, cycle),
+            StepKind::Nmi | StepKind::Irq => sampler.record(Retired {
                 pc: next_pc,
                 opcode: None,
                 next_pc,
                 cycle,
-            },
-            StepKind::Jammed => return,
-        };
-        if let Some(sampler) = self.probes.sampler.as_mut() {
-            sampler.record(retired);
+            }),
+            StepKind::Jammed => {}
         }
     }
 

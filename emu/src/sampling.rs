@@ -68,6 +68,13 @@ impl Batches {
         self.ends.is_empty()
     }
 
+    /// Adds `other`'s batches after these.
+    pub fn append(&mut self, other: &Batches) {
+        let offset = self.records.len();
+        self.records.extend_from_slice(&other.records);
+        self.ends.extend(other.ends.iter().map(|end| end + offset));
+    }
+
     /// The batches in the order they were recorded.
     pub fn iter(&self) -> impl Iterator<Item = &[Retired]> + '_ {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
@@ -162,7 +169,7 @@ impl SampleCapture {
     /// instruction, so the common case is one comparison.
     #[inline(always)]
     pub fn sample_next(&mut self, cycle: u64) -> bool {
-        cycle >= self.due && self.begin(cycle)
+        cycle >= self.due && (self.collecting || self.begin(cycle))
     }
 
     /// The slow half of [`SampleCapture::sample_next`].
@@ -216,30 +223,51 @@ impl SampleCapture {
         }
     }
 
-    /// Records `iterations` more copies of the last `len` records (all
-    /// instructions), each copy `period` cycles after the one before: the
-    /// iterations of an idle loop the translator counts without running
-    /// them, which repeat exactly (see
-    /// [`crate::translate::block::Block::is_idle_loop`]). They must fit in
-    /// the batch.
-    pub fn record_repeats(&mut self, len: usize, period: u64, iterations: u64) {
-        let added = len * iterations as usize;
-        debug_assert!(self.collecting && added <= self.remaining());
-        let first = self.records.len() - len;
-        for k in 1..=iterations {
-            for i in first..first + len {
-                let r = self.records[i];
-                debug_assert!(r.opcode.is_some());
-                self.records.push(Retired {
-                    cycle: r.cycle + k * period,
-                    ..r
-                });
-            }
-        }
-        self.current_instructions += added;
+    /// [`SampleCapture::record`] for an instruction, inlined where the
+    /// engines record (the translator's recording loop, the interpreter's
+    /// cold path after a sampled step): one call less per sample.
+    #[inline(always)]
+    pub fn record_instruction(&mut self, pc: u16, opcode: u8, next_pc: u16, cycle: u64) {
+        debug_assert!(self.collecting, "record without sample_next");
+        self.records.push(Retired {
+            pc,
+            opcode: Some(opcode),
+            next_pc,
+            cycle,
+        });
+        self.current_instructions += 1;
         if self.current_instructions == self.batch_len {
             self.finish_batch();
         }
+    }
+
+    /// Records up to `n` consecutive instructions, as many as the batch
+    /// being filled still needs, each given by `next` as (pc, opcode, next
+    /// pc, cycle); returns how many. For runs whose every cycle is known
+    /// beforehand (the translator's skipped idle-loop iterations), without
+    /// the per-instruction checks of [`SampleCapture::record_instruction`].
+    #[inline]
+    pub fn record_instructions(
+        &mut self,
+        n: usize,
+        mut next: impl FnMut() -> (u16, u8, u16, u64),
+    ) -> usize {
+        debug_assert!(self.collecting, "record without sample_next");
+        let n = n.min(self.remaining());
+        self.records.extend((0..n).map(|_| {
+            let (pc, opcode, next_pc, cycle) = next();
+            Retired {
+                pc,
+                opcode: Some(opcode),
+                next_pc,
+                cycle,
+            }
+        }));
+        self.current_instructions += n;
+        if self.current_instructions == self.batch_len {
+            self.finish_batch();
+        }
+        n
     }
 
     #[inline(never)]
@@ -270,17 +298,40 @@ impl SampleCapture {
         self.batch_len - self.current_instructions
     }
 
-    /// Takes the batches completed since the last call (one allocation for
-    /// all of them; the batch being filled stays).
+    /// Takes the batches completed since the last call (the batch being
+    /// filled stays).
     pub fn take_batches(&mut self) -> Batches {
-        let taken = Batches {
-            records: self.records[..self.current_start].to_vec(),
-            ends: std::mem::take(&mut self.ends),
-        };
-        self.records.drain(..self.current_start);
-        self.current_start = 0;
-        self.ends.reserve(RESERVED_BATCHES);
+        let mut taken = Batches::default();
+        self.take_batches_into(&mut taken);
         taken
+    }
+
+    /// [`SampleCapture::take_batches`] into a buffer handed back by the
+    /// consumer (its old contents dropped). The buffers trade places: the
+    /// completed batches leave in the capture's own buffer, and the one
+    /// handed back, given the batch being filled, records from now on. So
+    /// in a steady state nothing is allocated or copied but that partial
+    /// batch: a buffer allocated here and freed by the builder thread made
+    /// glibc's allocator cost the emulation about as much as the sampling
+    /// itself, and copying the batches out was a fifth of what remained.
+    pub fn take_batches_into(&mut self, into: &mut Batches) {
+        into.records.clear();
+        into.ends.clear();
+        into.records
+            .extend_from_slice(&self.records[self.current_start..]);
+        std::mem::swap(&mut self.records, &mut into.records);
+        std::mem::swap(&mut self.ends, &mut into.ends);
+        into.records.truncate(self.current_start);
+        self.current_start = 0;
+        // Only while the buffers going round are new.
+        self.records
+            .reserve(self.batch_len * 2 * RESERVED_BATCHES - self.records.len());
+        self.ends.reserve(RESERVED_BATCHES);
+    }
+
+    /// Whether completed batches are waiting to be taken.
+    pub fn has_batches(&self) -> bool {
+        !self.ends.is_empty()
     }
 
     pub fn batch_len(&self) -> usize {
@@ -383,35 +434,46 @@ mod tests {
         assert!(cap.take_batches().is_empty());
     }
 
-    /// An idle loop's skipped iterations recorded in bulk equal the records
-    /// of running them one by one.
+    /// A buffer handed back is refilled with only the new batches, and
+    /// appending keeps each batch whole.
     #[test]
-    fn repeats_equal_recording_each_iteration() {
+    fn taking_into_a_used_buffer_replaces_its_batches() {
         let trigger = Trigger::Emulated {
-            interval_cycles: 10,
+            interval_cycles: 1,
             jitter_cycles: 0,
             seed: 0,
         };
-        let (mut one_by_one, mut bulk) = (
-            SampleCapture::new(trigger.clone(), 7, 0),
-            SampleCapture::new(trigger, 7, 0),
-        );
-        // A 2-instruction loop of 5 cycles per iteration, from cycle 10.
-        let loop_instr = |i: u64| instr(0x8000 + (i % 2) as u16, 10 + (i / 2) * 5 + (i % 2) * 3);
-        for i in 0..7 {
-            assert!(one_by_one.sample_next(loop_instr(i).cycle));
-            one_by_one.record(loop_instr(i));
+        let mut cap = SampleCapture::new(trigger, 2, 0);
+        let record = |cap: &mut SampleCapture, pc: u16| {
+            let cycle = u64::from(pc) * 10 + 1;
+            assert!(cap.sample_next(cycle));
+            cap.record(instr(pc, cycle));
+        };
+        for pc in 0..5u16 {
+            record(&mut cap, pc);
         }
-        for i in 0..2 {
-            assert!(bulk.sample_next(loop_instr(i).cycle));
-            bulk.record(loop_instr(i));
+        let mut buffer = Batches::default();
+        cap.take_batches_into(&mut buffer);
+        assert_eq!(buffer.len(), 2);
+        let mut all = buffer.clone();
+        for pc in 5..7u16 {
+            record(&mut cap, pc);
         }
-        bulk.record_repeats(2, 5, 2);
-        assert_eq!(bulk.remaining(), 1);
-        bulk.record(loop_instr(6));
-        assert_eq!(one_by_one.take_batches(), bulk.take_batches());
-        assert!(!bulk.collecting());
-        assert_eq!(bulk.due_cycle(), loop_instr(6).cycle + 10);
+        assert!(cap.has_batches());
+        cap.take_batches_into(&mut buffer);
+        assert!(!cap.has_batches());
+        let pcs: Vec<Vec<u16>> = buffer
+            .iter()
+            .map(|b| b.iter().map(|r| r.pc).collect())
+            .collect();
+        assert_eq!(pcs, vec![vec![4, 5]], "the old batches are gone");
+        all.append(&buffer);
+        let pcs: Vec<Vec<u16>> = all
+            .iter()
+            .map(|b| b.iter().map(|r| r.pc).collect())
+            .collect();
+        assert_eq!(pcs, vec![vec![0, 1], vec![2, 3], vec![4, 5]]);
+        assert_eq!(cap.current().len(), 1, "pc 6 begins the next batch");
     }
 
     #[test]

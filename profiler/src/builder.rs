@@ -7,6 +7,10 @@
 //! builder polls the queue rather than sleeping on it (see
 //! [`POLL_INTERVAL`]).
 //!
+//! Batch buffers go round in a circle: the builder hands each one back
+//! once processed ([`BuilderHandle::take_from`] refills it), so the
+//! emulation thread allocates nothing per frame.
+//!
 //! Readers (the live overlay, progress reports) get [`Snapshot`]s published
 //! behind a parking_lot lock at most every `publish_every` batches, so the
 //! builder never blocks on them either.
@@ -14,9 +18,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
-use emu::sampling::Batches;
+use emu::sampling::{Batches, SampleCapture};
 use gfc::{Bin, Cfg, GfcGaussiano, GfcParams};
 use parking_lot::RwLock;
 
@@ -30,7 +35,18 @@ use crate::convert;
 /// counts user-space instructions). At 1 ms the queue holds at most a
 /// millisecond of offers — a few frames' worth even at full speed, against
 /// a capacity of thousands — and a live view lags by at most that.
-const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(1);
+pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The least time between two offers from [`BuilderHandle::offer_from`].
+/// The builder looks at its queue once per [`POLL_INTERVAL`], so offering
+/// after every frame at full speed (~0.2 ms) only costs the emulation
+/// thread: each offer moves the channel's and the buffers' cache lines
+/// between the cores. 1, 10 and 50 ms measured alike within noise; 10 ms
+/// keeps a live view's lag under one displayed frame.
+pub const OFFER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Processed buffers the builder can hand back before it drops the rest.
+const RETURNED_BUFFERS: usize = 8;
 
 /// A published view of the builder's state.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +66,11 @@ enum Message {
 /// The emulation thread's end.
 pub struct BuilderHandle {
     tx: Option<Sender<Message>>,
+    /// Buffers the builder is done with, to be refilled.
+    returned: Receiver<Batches>,
+    /// A buffer kept here (offered empty, so never sent).
+    spare: Option<Batches>,
+    last_offer: Instant,
     dropped: Arc<AtomicU64>,
     sent: u64,
     snapshot: Arc<RwLock<Snapshot>>,
@@ -62,9 +83,11 @@ fn bin_view(bins: &[Bin]) -> Vec<(f64, u64)> {
 
 impl BuilderHandle {
     /// Starts a builder for `params` with a queue of `capacity` offers (each
-    /// one frame's batches when offered per frame).
+    /// the batches of up to [`OFFER_INTERVAL`], or of one frame at real-time
+    /// speed).
     pub fn spawn(params: GfcParams, capacity: usize, publish_every: u64) -> BuilderHandle {
         let (tx, rx) = bounded::<Message>(capacity.max(1));
+        let (give_back, returned) = bounded::<Batches>(RETURNED_BUFFERS);
         let snapshot = Arc::new(RwLock::new(Snapshot {
             params: Some(params),
             ..Snapshot::default()
@@ -72,10 +95,13 @@ impl BuilderHandle {
         let published = snapshot.clone();
         let thread = std::thread::Builder::new()
             .name("nesprof-gfc-builder".into())
-            .spawn(move || run(params, rx, published, publish_every.max(1)))
+            .spawn(move || run(params, rx, give_back, published, publish_every.max(1)))
             .expect("spawn the GFC builder thread");
         BuilderHandle {
             tx: Some(tx),
+            returned,
+            spare: None,
+            last_offer: Instant::now(),
             dropped: Arc::new(AtomicU64::new(0)),
             sent: 0,
             snapshot,
@@ -83,14 +109,52 @@ impl BuilderHandle {
         }
     }
 
-    /// Offers batches (a frame's worth: one message, not one per batch);
-    /// never blocks. Returns false if they were dropped (and counted).
+    /// The batches `sampler` completed since the last call, in a buffer
+    /// the builder handed back when there is one (see
+    /// [`SampleCapture::take_batches_into`]).
+    pub fn take_from(&mut self, sampler: &mut SampleCapture) -> Batches {
+        let mut buffer = self
+            .spare
+            .take()
+            .or_else(|| self.returned.try_recv().ok())
+            .unwrap_or_default();
+        sampler.take_batches_into(&mut buffer);
+        buffer
+    }
+
+    /// What to call after each frame: offers `sampler`'s completed batches
+    /// if [`OFFER_INTERVAL`] has passed since the last offer (else they wait
+    /// in the sampler). Returns false if they were dropped.
+    pub fn offer_from(&mut self, sampler: &mut SampleCapture) -> bool {
+        !self.offer_due() || self.flush_from(sampler)
+    }
+
+    /// Whether [`OFFER_INTERVAL`] has passed since the last offer.
+    pub fn offer_due(&self) -> bool {
+        self.last_offer.elapsed() >= OFFER_INTERVAL
+    }
+
+    /// Offers every batch `sampler` completed, now: at the end of a run,
+    /// before [`BuilderHandle::finish`].
+    pub fn flush_from(&mut self, sampler: &mut SampleCapture) -> bool {
+        if !sampler.has_batches() {
+            return true;
+        }
+        let batches = self.take_from(sampler);
+        self.offer(batches)
+    }
+
+    /// Offers batches (all those taken at once: one message, not one per
+    /// batch); never blocks. Returns false if they were dropped (and
+    /// counted).
     pub fn offer(&mut self, batches: Batches) -> bool {
         let Some(tx) = &self.tx else { return false };
         if batches.is_empty() {
+            self.spare = Some(batches);
             return true;
         }
         let count = batches.len() as u64;
+        self.last_offer = Instant::now();
         match tx.try_send(Message::Batches(batches)) {
             Ok(()) => {
                 self.sent += count;
@@ -158,6 +222,7 @@ fn gfc_params(gfc: &GfcGaussiano) -> GfcParams {
 fn run(
     params: GfcParams,
     rx: Receiver<Message>,
+    give_back: Sender<Batches>,
     published: Arc<RwLock<Snapshot>>,
     every: u64,
 ) -> GfcGaussiano {
@@ -182,6 +247,8 @@ fn run(
                     publish(&gfc, &published);
                     since_publish = 0;
                 }
+                // Full (the emulation is not taking them back): drop it.
+                let _ = give_back.try_send(batches);
             }
             Message::Reset(p) => {
                 gfc = GfcGaussiano::new(p);

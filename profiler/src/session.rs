@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use emu::movie::Replay;
 use emu::nes::{Engine, Nes, CPU_HZ_NTSC};
-use emu::sampling::{SampleCapture, Trigger};
+use emu::sampling::{Batches, SampleCapture, Trigger};
 use emu::FlowCounts;
 use gfc::{Cfg, GfcGaussiano, GfcParams, Sample};
 
@@ -42,7 +42,8 @@ pub struct ProfileSettings {
     /// The live builder's configuration.
     pub params: GfcParams,
     pub engine: Engine,
-    /// Capacity of the builder's queue, in offers (one per frame).
+    /// Capacity of the builder's queue, in offers (at most one per frame,
+    /// and per 10 ms of wall time).
     pub queue: usize,
 }
 
@@ -135,7 +136,7 @@ pub fn run(
 ) -> Result<ProfileRun, String> {
     let timer = attach(nes, settings);
     let mut builder = BuilderHandle::spawn(settings.params, settings.queue, 64);
-    let mut batches = Vec::new();
+    let mut batches = Batches::default();
     let start = Instant::now();
     let start_retired = nes.retired;
     while nes.frame_count() < frames {
@@ -146,13 +147,12 @@ pub fn run(
             }
         }
         nes.run_frame();
-        if let Some(sampler) = nes.probes.sampler.as_mut() {
-            let taken = sampler.take_batches();
-            builder.offer(taken.clone());
-            batches.push(taken);
+        if builder.offer_due() {
+            offer_keeping(nes, &mut builder, &mut batches);
         }
         progress(nes.frame_count());
     }
+    offer_keeping(nes, &mut builder, &mut batches);
     if let Some(timer) = timer {
         timer.stop();
     }
@@ -165,11 +165,7 @@ pub fn run(
     let truth = truth::build(&counts);
     Ok(ProfileRun {
         // Converted after the run: during it only the builder converts.
-        batches: batches
-            .iter()
-            .flat_map(|b| b.iter())
-            .map(convert::batch)
-            .collect(),
+        batches: batches.iter().map(convert::batch).collect(),
         gfc,
         truth,
         executed_instructions: nes.retired - start_retired,
@@ -181,6 +177,16 @@ pub fn run(
         ram_hash: nes.ram_hash(),
         wall,
     })
+}
+
+/// Offers the sampler's completed batches to the builder, keeping a copy
+/// for the sample stream.
+fn offer_keeping(nes: &mut Nes, builder: &mut BuilderHandle, kept: &mut Batches) {
+    if let Some(sampler) = nes.probes.sampler.as_mut() {
+        let taken = builder.take_from(sampler);
+        kept.append(&taken);
+        builder.offer(taken);
+    }
 }
 
 /// Replays recorded batches through a fresh GFCGaussiano (the offline path

@@ -73,9 +73,28 @@ pub struct Block {
     /// Whether the block is a side-effect-free polling loop (see
     /// [`Block::is_idle_loop`]).
     pub idle_loop: bool,
+    /// For an idle loop, when its cycle timing has been seen: the period of
+    /// one iteration and each op's start within it (see
+    /// [`IdleTiming`]); `None` until a sampled batch recorded a whole
+    /// iteration.
+    pub idle_timing: Option<IdleTiming>,
     /// The blocks most recently run after this one (a branch has two
     /// successors), so a chain of blocks skips the lookup by PC.
     pub links: [Link; 2],
+}
+
+/// When each op of an idle loop's iteration starts, as a sampled batch saw
+/// it: the iterations the translator counts without running are recorded
+/// from this when a batch falls on them (see
+/// `Translator::skip_idle_iterations`). It is only used for iterations of
+/// the same period, and every iteration from the second on is alike (see
+/// [`Block::is_idle_loop`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdleTiming {
+    /// Cycles per iteration.
+    pub period: u64,
+    /// Cycles from the iteration's start to each op's start.
+    pub offsets: Vec<u64>,
 }
 
 /// A cached successor: block `id` runs next when the PC is `pc`, valid while

@@ -31,14 +31,14 @@
 
 pub mod block;
 
-use block::{Block, CodeKey, Link, Op, MAX_BLOCK_OPS};
+use block::{Block, CodeKey, IdleTiming, Link, Op, MAX_BLOCK_OPS};
 
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{CodeSource, Cpu};
 use crate::flow_counts::FlowCounts;
 use crate::nes::Probes;
-use crate::sampling::{Retired, SampleCapture};
+use crate::sampling::SampleCapture;
 
 /// Invalidations after which a RAM entry point is left to the interpreter.
 const VOLATILE_AFTER: u16 = 8;
@@ -231,6 +231,7 @@ impl Translator {
         let block = Block {
             key,
             idle_loop: Block::is_idle_loop(&ops),
+            idle_timing: None,
             ops,
             valid: true,
             pending_body_runs: 0,
@@ -453,9 +454,8 @@ impl Translator {
     /// batch starts (the cycle count reached `look_at`), or while one is
     /// being collected: each op is recorded if a batch is being collected
     /// when it starts, to the end of the block (or until the ops must stop),
-    /// then `look_at` is set for what follows. One loop both records and
-    /// runs the ops after a batch ends: each copy of the instruction code is
-    /// cold in the caches by the next batch, so the fewer the better.
+    /// then `look_at` is set for what follows. The ops run through the same
+    /// [`Translator::execute`] as everywhere else (see there).
     #[inline(never)]
     fn run_ops_sampler_turn(
         ops: &[Op],
@@ -468,16 +468,11 @@ impl Translator {
         let mut executed = 0;
         for op in ops {
             let cycle = bus.cycles;
-            let recording = sampler.sample_next(cycle);
+            let recording = sampler.collecting() || sampler.sample_next(cycle);
             Self::execute(op, cpu, bus);
             executed += 1;
             if recording {
-                sampler.record(Retired {
-                    pc: op.pc,
-                    opcode: Some(op.bytes[0]),
-                    next_pc: cpu.pc,
-                    cycle,
-                });
+                sampler.record_instruction(op.pc, op.bytes[0], cpu.pc, cycle);
             }
             if Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;
@@ -497,7 +492,16 @@ impl Translator {
 
     /// One translated instruction, bus cycle for bus cycle the
     /// interpreter's.
-    #[inline(always)]
+    ///
+    /// Never inlined, so there is one copy of the instruction code (~200
+    /// KB of machine code) for the block loop and the sampler's recording
+    /// loop alike. Inlined into both, the recording copy ran cold, out of
+    /// the caches and branch predictors, for every batch; and the call per
+    /// instruction turned out cheaper than the inlined loop even without a
+    /// sampler (whole movies 3–6 % faster: fff 3.34 → 3.14 s, lunarlimit
+    /// 2.48 → 2.40 s for 18000 frames, `examples/probe_cost GAME translate
+    /// off 18000`, alternating builds).
+    #[inline(never)]
     fn execute(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
         let opcode = op.bytes[0];
         // The opcode fetch and the reads of the instruction's own bytes
@@ -562,18 +566,15 @@ impl Translator {
     /// Counts whole iterations of idle-loop block `id` without running them,
     /// each as long as the one just run (which started at cycle `start`), as
     /// many as end before the next cycle at which anything could differ: an
-    /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA,
-    /// `stop_at_cycle`, or the sampler's next batch. The interrupt poll must
-    /// be settled, so no interrupt can become pending inside them. The
-    /// skipped cycles are reads of RAM and code with no side effects, and
-    /// the data bus ends them holding what each iteration leaves on it,
-    /// which the iteration just run already left there.
+    /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA, or
+    /// `stop_at_cycle`. The interrupt poll must be settled, so no interrupt
+    /// can become pending inside them. The skipped cycles are reads of RAM
+    /// and code with no side effects, and the data bus ends them holding
+    /// what each iteration leaves on it, which the iteration just run
+    /// already left there. Returns the instructions counted.
     ///
-    /// While a batch is being collected the skipped iterations go into it as
-    /// copies of the one just run, cycles shifted (if the batch holds all of
-    /// it), as many as the batch still needs: sampling an idle loop — where
-    /// most samples land — then costs one iteration, not N instructions.
-    /// Returns the instructions counted.
+    /// The sampler sees the skipped iterations as if they had run: see
+    /// [`Translator::sample_idle_iterations`].
     fn skip_idle_iterations(
         &mut self,
         id: u32,
@@ -592,27 +593,24 @@ impl Translator {
             .saturating_sub(bus.cycles + 1)
             .min(bus.idle_cycles_available())
             / per;
-        let sampling = match probes.sampler.as_ref() {
-            Some(s) if s.collecting() => {
-                let recent = s.current();
-                if recent.len() < len || recent[recent.len() - len].cycle != start {
-                    return 0;
-                }
-                iterations = iterations.min((s.remaining() / len) as u64);
-                true
+        let now = bus.cycles;
+        match probes.sampler.as_mut() {
+            // Only while a batch is being collected or when one may begin
+            // in these iterations: the common case, no batch near, costs
+            // this one comparison.
+            Some(s) if now + iterations * per > s.due_cycle() => {
+                iterations = Self::sample_idle_iterations(
+                    &mut self.blocks[id as usize],
+                    s,
+                    bus.cycles,
+                    start,
+                    iterations,
+                );
             }
-            Some(s) => {
-                iterations =
-                    iterations.min(s.next_due_cycle().saturating_sub(bus.cycles + 1) / per);
-                false
-            }
-            None => false,
-        };
+            _ => {}
+        }
         if iterations == 0 {
             return 0;
-        }
-        if let (true, Some(s)) = (sampling, probes.sampler.as_mut()) {
-            s.record_repeats(len, per, iterations);
         }
         bus.skip_idle_cycles(iterations * per);
         let block = &mut self.blocks[id as usize];
@@ -626,6 +624,103 @@ impl Translator {
         }
         self.stats.skipped_iterations += iterations;
         iterations * len as u64
+    }
+
+    /// Records the ops of the `iterations` idle-loop iterations about to be
+    /// skipped (from cycle `now`; the one just run started at `start`) that
+    /// the sampler would have recorded had they run, and returns how many
+    /// of them may be skipped.
+    ///
+    /// Once the loop's timing is known (a batch recorded a whole iteration:
+    /// [`IdleTiming`]), every op's start cycle is known too, so batches that
+    /// begin, go on or end inside the skipped iterations are written
+    /// directly: each op asks [`SampleCapture::sample_next`] at its cycle,
+    /// as a running op would. Most batches fall in idle loops, and running
+    /// iterations one by one around each batch was most of what sampling
+    /// cost. Until then no iterations are skipped while a batch is being
+    /// collected or past the cycle one is due, so the loop runs until a
+    /// batch has recorded a whole iteration of it.
+    #[inline(never)]
+    fn sample_idle_iterations(
+        block: &mut Block,
+        s: &mut SampleCapture,
+        now: u64,
+        start: u64,
+        iterations: u64,
+    ) -> u64 {
+        let per = now - start;
+        let len = block.ops.len();
+        if !s.collecting() && now + iterations * per <= s.next_due_cycle() {
+            // No batch is due in these iterations (each op starts before
+            // the next iteration does); a wall trigger's poll came due.
+            return iterations;
+        }
+        if s.collecting() {
+            let recent = s.current();
+            if recent.len() >= len && recent[recent.len() - len].cycle == start {
+                if block.idle_timing.as_ref().is_none_or(|t| t.period != per) {
+                    block.idle_timing = Some(IdleTiming {
+                        period: per,
+                        offsets: recent[recent.len() - len..]
+                            .iter()
+                            .map(|r| r.cycle - start)
+                            .collect(),
+                    });
+                }
+            } else if block.idle_timing.as_ref().is_none_or(|t| t.period != per) {
+                return 0;
+            }
+        }
+        let Some(timing) = block.idle_timing.as_ref().filter(|t| t.period == per) else {
+            // Not collecting (else the timing was just learned or 0 returned)
+            // and a batch is due in these iterations: stop before it.
+            return s.next_due_cycle().saturating_sub(now + 1) / per;
+        };
+        // Op `i` of iteration `k` (counted from 0 at `now`) starts at
+        // `now + k * per + offsets[i]`.
+        let (mut k, mut i) = (0, 0);
+        let cycle_of = |k: u64, i: usize| now + k * per + timing.offsets[i];
+        while k < iterations {
+            if !s.collecting() {
+                // The first op at or after the next batch's cycle (none for
+                // a wall trigger: its requests are not known in advance).
+                let due = s.next_due_cycle();
+                if due == u64::MAX {
+                    break;
+                }
+                if cycle_of(k, i) < due {
+                    // The batch begins in iteration `due_k` or the next.
+                    let due_k = (due - now) / per;
+                    if due_k > k {
+                        (k, i) = (due_k, 0);
+                    }
+                    while k < iterations && cycle_of(k, i) < due {
+                        i += 1;
+                        if i == len {
+                            (k, i) = (k + 1, 0);
+                        }
+                    }
+                    if k >= iterations {
+                        break;
+                    }
+                }
+            }
+            if !s.collecting() {
+                let began = s.sample_next(cycle_of(k, i));
+                debug_assert!(began, "a batch is due at cycle {}", cycle_of(k, i));
+            }
+            // Record ops until the batch is full or the iterations end.
+            let left = (iterations - k) as usize * len - i;
+            s.record_instructions(left, || {
+                let (op, cycle) = (&block.ops[i], cycle_of(k, i));
+                i += 1;
+                if i == len {
+                    (k, i) = (k + 1, 0);
+                }
+                (op.pc, op.bytes[0], block.ops[i].pc, cycle)
+            });
+        }
+        iterations
     }
 
     /// The block to run at `pc` after block `from`, through `from`'s links

@@ -187,7 +187,7 @@ impl Overlay {
     pub fn after_frame(&mut self, nes: &mut Nes) {
         if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
         {
-            builder.offer(sampler.take_batches());
+            builder.offer_from(sampler);
         }
         let frame = nes.frame_count();
         if self.view.refresh(&self.snapshot) {
@@ -290,6 +290,10 @@ impl Overlay {
     /// The overlay samples no more afterwards.
     pub fn settle(&mut self, nes: &mut Nes) {
         self.after_frame(nes);
+        if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
+        {
+            builder.flush_from(sampler);
+        }
         if let Some(builder) = self.builder.take() {
             // The handle goes away with `finish`: keep its drop count.
             self.final_dropped = Some(builder.dropped().saturating_sub(self.dropped_at_reset));
