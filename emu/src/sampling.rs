@@ -169,7 +169,7 @@ impl SampleCapture {
     /// instruction, so the common case is one comparison.
     #[inline(always)]
     pub fn sample_next(&mut self, cycle: u64) -> bool {
-        cycle >= self.due && (self.collecting || self.begin(cycle))
+        cycle >= self.due && self.begin(cycle)
     }
 
     /// The slow half of [`SampleCapture::sample_next`].
