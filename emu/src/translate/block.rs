@@ -86,7 +86,7 @@ pub struct Block {
 /// When each op of an idle loop's iteration starts, as a sampled batch saw
 /// it: the iterations the translator counts without running are recorded
 /// from this when a batch falls on them (see
-/// `Translator::skip_idle_iterations`). It is only used for iterations of
+/// `Translator::sample_idle_iterations`). It is only used for iterations of
 /// the same period, and every iteration from the second on is alike (see
 /// [`Block::is_idle_loop`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
