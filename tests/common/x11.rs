@@ -50,6 +50,11 @@ pub fn start_xvfb(base: usize, geometry: &str) -> (KillOnDrop, String) {
                 geometry,
                 "-nolisten",
                 "tcp",
+                // Without it the server resets when its last client leaves
+                // (the readiness probe below), refusing connections while
+                // it does: the player then failed to open its window in
+                // about one run in four.
+                "-noreset",
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
