@@ -224,8 +224,9 @@ fn both_engines_sample_the_same_batches() {
 
 /// The same at a sampling density far from the thesis': short batches every
 /// few cycles with jitter, so batches start and end inside blocks, several
-/// fall in one block, interrupts land inside them and idle loops are only
-/// partly recorded in bulk. Batches, instruction counts, flow counts and
+/// fall in one block, interrupts land inside them, and they begin and end
+/// inside the idle-loop iterations the translator skips (recorded from the
+/// loop's timing). Batches, instruction counts, flow counts and
 /// frames must still be the interpreter's.
 #[test]
 fn dense_sampling_is_identical_on_both_engines() {

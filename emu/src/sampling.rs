@@ -47,8 +47,9 @@ pub enum Trigger {
 /// instructions).
 pub const WALL_POLL_CYCLES: u64 = 114;
 
-/// Batches the capture has room for before its buffer grows (a frame holds
-/// about six at the thesis' rate).
+/// Batches a buffer has room for before it grows (a frame holds about six
+/// at the thesis' rate; buffers are taken every frame or every 10 ms, and
+/// grow once if more accumulate).
 const RESERVED_BATCHES: usize = 64;
 
 /// Completed batches, stored back to back.
@@ -101,7 +102,8 @@ pub struct SampleCapture {
     /// Where each completed batch in `records` ends.
     ends: Vec<usize>,
     current_start: usize,
-    /// Instructions recorded in `current` (interrupt entries not counted).
+    /// Instructions recorded in the batch being filled (interrupt entries
+    /// not counted).
     current_instructions: usize,
     collecting: bool,
     next_trigger_cycle: u64,
@@ -409,25 +411,35 @@ mod tests {
         assert!(!cap.sample_next(WALL_POLL_CYCLES + 20));
     }
 
-    /// Taking the completed batches leaves the one being filled intact.
-    #[test]
-    fn taking_keeps_the_batch_being_filled() {
+    /// A capture whose batches of `batch_len` follow one another at once.
+    fn back_to_back(batch_len: usize) -> SampleCapture {
         let trigger = Trigger::Emulated {
             interval_cycles: 1,
             jitter_cycles: 0,
             seed: 0,
         };
-        let mut cap = SampleCapture::new(trigger, 4, 0);
+        SampleCapture::new(trigger, batch_len, 0)
+    }
+
+    /// Records the instruction at `pc`, starting at cycle `pc * 10 + 1`.
+    fn record_at(cap: &mut SampleCapture, pc: u16) {
+        let cycle = u64::from(pc) * 10 + 1;
+        assert!(cap.sample_next(cycle));
+        cap.record(instr(pc, cycle));
+    }
+
+    /// Taking the completed batches leaves the one being filled intact.
+    #[test]
+    fn taking_keeps_the_batch_being_filled() {
+        let mut cap = back_to_back(4);
         for pc in 0..6u16 {
-            assert!(cap.sample_next(u64::from(pc) * 10 + 1));
-            cap.record(instr(pc, u64::from(pc) * 10 + 1));
+            record_at(&mut cap, pc);
         }
         let first = cap.take_batches();
         assert_eq!(first.len(), 1);
         assert_eq!(cap.current().len(), 2, "the second batch has begun");
         for pc in 6..8u16 {
-            assert!(cap.sample_next(u64::from(pc) * 10 + 1));
-            cap.record(instr(pc, u64::from(pc) * 10 + 1));
+            record_at(&mut cap, pc);
         }
         let second = cap.take_batches();
         let pcs: Vec<u16> = second.iter().flatten().map(|r| r.pc).collect();
@@ -439,26 +451,16 @@ mod tests {
     /// appending keeps each batch whole.
     #[test]
     fn taking_into_a_used_buffer_replaces_its_batches() {
-        let trigger = Trigger::Emulated {
-            interval_cycles: 1,
-            jitter_cycles: 0,
-            seed: 0,
-        };
-        let mut cap = SampleCapture::new(trigger, 2, 0);
-        let record = |cap: &mut SampleCapture, pc: u16| {
-            let cycle = u64::from(pc) * 10 + 1;
-            assert!(cap.sample_next(cycle));
-            cap.record(instr(pc, cycle));
-        };
+        let mut cap = back_to_back(2);
         for pc in 0..5u16 {
-            record(&mut cap, pc);
+            record_at(&mut cap, pc);
         }
         let mut buffer = Batches::default();
         cap.take_batches_into(&mut buffer);
         assert_eq!(buffer.len(), 2);
         let mut all = buffer.clone();
         for pc in 5..7u16 {
-            record(&mut cap, pc);
+            record_at(&mut cap, pc);
         }
         assert!(cap.has_batches());
         cap.take_batches_into(&mut buffer);

@@ -596,9 +596,10 @@ impl Translator {
         let now = bus.cycles;
         match probes.sampler.as_mut() {
             // Only while a batch is being collected or when one may begin
-            // in these iterations: the common case, no batch near, costs
-            // this one comparison.
-            Some(s) if now + iterations * per > s.due_cycle() => {
+            // in these iterations (each op of them starts before the next
+            // iteration does): the common case, no batch near, costs this
+            // one comparison.
+            Some(s) if now + iterations * per > s.next_due_cycle() => {
                 iterations = Self::sample_idle_iterations(
                     &mut self.blocks[id as usize],
                     s,
@@ -652,11 +653,6 @@ impl Translator {
     ) -> u64 {
         let per = now - start;
         let len = block.ops.len();
-        if !s.collecting() && now + iterations * per <= s.next_due_cycle() {
-            // No batch is due in these iterations (each op starts before
-            // the next iteration does); a wall trigger's poll came due.
-            return iterations;
-        }
         if s.collecting() {
             let recent = s.current();
             if recent.len() >= len && recent[recent.len() - len].cycle == start {
