@@ -12,6 +12,9 @@
 //! ratios (the 10 % highest and lowest dropped), which a hiccup on the
 //! machine cannot move. With `aa` as the last argument the second machine
 //! runs bare too: what that prints is the measurement's own noise.
+//! `SAMPLER_WALL_X_MS` and `SAMPLER_WALL_N` in the environment change the
+//! sampler's X and N, to see what the cost is made of (X = 1e9: attached
+//! but never firing; N = 1: what starting and ending a batch costs).
 //!
 //! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
 //! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
@@ -69,9 +72,17 @@ fn main() {
         let mut on = replay.power_on().expect("power on");
         off.set_engine(engine);
         on.set_engine(engine);
-        // The thesis' setup: X = 3 ms of emulated time, N = 25.
+        // The thesis' setup: X = 3 ms of emulated time, N = 25, unless
+        // SAMPLER_WALL_X_MS / SAMPLER_WALL_N say otherwise.
         if !aa {
-            on.probes.sampler = Some(session::sampler(&ProfileSettings::default(), on.cycles()).0);
+            let mut settings = ProfileSettings::default();
+            if let Ok(x) = std::env::var("SAMPLER_WALL_X_MS") {
+                settings.interval_ms = x.parse().expect("SAMPLER_WALL_X_MS is a number");
+            }
+            if let Ok(n) = std::env::var("SAMPLER_WALL_N") {
+                settings.batch_len = n.parse().expect("SAMPLER_WALL_N is a number");
+            }
+            on.probes.sampler = Some(session::sampler(&settings, on.cycles()).0);
         }
         let mut builder = BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64);
         let mut slice = 0;

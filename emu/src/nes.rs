@@ -97,11 +97,14 @@ impl Nes {
     pub fn step(&mut self) -> StepKind {
         let pc = self.cpu.pc;
         let cycle = self.bus.cycles;
+        // Only whether the sampler is to be asked: the asking (did a batch
+        // begin here?) waits for the cold path after the step, which then
+        // costs one call per sampled instruction instead of two.
         let sample = self
             .probes
             .sampler
-            .as_mut()
-            .is_some_and(|s| s.sample_next(cycle));
+            .as_ref()
+            .is_some_and(|s| cycle >= s.due_cycle());
         let kind = self.cpu.step(&mut self.bus);
         self.retired += 1;
         if let Some(flow) = self.probes.flow.as_deref_mut() {
@@ -122,14 +125,22 @@ impl Nes {
         kind
     }
 
-    /// Hands the step just taken to the sampler (a hardware interrupt entry
-    /// is recorded at its handler).
+    /// Asks the sampler whether the step just taken, which started at
+    /// `cycle`, is sampled, and if so hands it over (a hardware interrupt
+    /// entry is recorded at its handler). Asking after the step gives the
+    /// same answer as before it: the step does not touch the sampler, and
+    /// for an emulated trigger the answer depends on `cycle` alone (a wall
+    /// trigger's flag, raised meanwhile, counts for this step, as if it had
+    /// been raised a moment earlier).
     #[cold]
     fn record_sample(&mut self, pc: u16, cycle: u64, kind: StepKind) {
         let next_pc = self.cpu.pc;
         let Some(sampler) = self.probes.sampler.as_mut() else {
             return;
         };
+        if !(sampler.collecting() || sampler.sample_next(cycle)) {
+            return;
+        }
         match kind {
             StepKind::Instruction(opcode) => sampler.record_instruction(pc, opcode, next_pc, cycle),
             StepKind::Nmi | StepKind::Irq => sampler.record(Retired {

@@ -167,8 +167,9 @@ impl SampleCapture {
     }
 
     /// Whether the instruction (or interrupt entry) starting at `cycle` is
-    /// to be recorded; starts a batch when one is due. Called before every
-    /// instruction, so the common case is one comparison.
+    /// to be recorded; starts a batch when one is due. The common case is
+    /// one comparison (with [`SampleCapture::due_cycle`], which is all the
+    /// interpreter's step makes before it knows it has to ask).
     #[inline(always)]
     pub fn sample_next(&mut self, cycle: u64) -> bool {
         cycle >= self.due && self.begin(cycle)
@@ -226,8 +227,8 @@ impl SampleCapture {
     }
 
     /// [`SampleCapture::record`] for an instruction, inlined where the
-    /// engines record (the translator's recording loop, the interpreter's
-    /// cold path after a sampled step): one call less per sample.
+    /// interpreter records (the cold path after a sampled step): one call
+    /// less per sample.
     #[inline(always)]
     pub fn record_instruction(&mut self, pc: u16, opcode: u8, next_pc: u16, cycle: u64) {
         debug_assert!(self.collecting, "record without sample_next");
@@ -243,27 +244,39 @@ impl SampleCapture {
         }
     }
 
-    /// Records up to `n` consecutive instructions, as many as the batch
-    /// being filled still needs, each given by `next` as (pc, opcode, next
-    /// pc, cycle); returns how many. For runs whose every cycle is known
-    /// beforehand (the translator's skipped idle-loop iterations), without
-    /// the per-instruction checks of [`SampleCapture::record_instruction`].
-    #[inline]
-    pub fn record_instructions(
-        &mut self,
-        n: usize,
-        mut next: impl FnMut() -> (u16, u8, u16, u64),
-    ) -> usize {
+    /// Lets `run` push the next consecutive instructions of the batch being
+    /// filled straight onto its records, at most the given number (what
+    /// the batch still needs), then counts them and completes the batch if
+    /// it is full. For the translator's recording loop: the checks
+    /// [`SampleCapture::record_instruction`] makes per instruction are made
+    /// once per run of ops.
+    #[inline(always)]
+    pub(crate) fn record_with(&mut self, run: impl FnOnce(&mut Vec<Retired>, usize)) {
         debug_assert!(self.collecting, "record without sample_next");
-        let n = n.min(self.remaining());
-        self.records.extend((0..n).map(|_| {
-            let (pc, opcode, next_pc, cycle) = next();
-            Retired {
-                pc,
-                opcode: Some(opcode),
-                next_pc,
-                cycle,
-            }
+        let before = self.records.len();
+        let limit = self.remaining();
+        run(&mut self.records, limit);
+        let n = self.records.len() - before;
+        debug_assert!(n <= limit, "recorded past the batch's end");
+        self.current_instructions += n;
+        if self.current_instructions == self.batch_len {
+            self.finish_batch();
+        }
+    }
+
+    /// Records `run` (consecutive instructions, their cycles counted from
+    /// `base`), or as much of its start as the batch being filled still
+    /// needs; returns how many. For runs known beforehand (the translator's
+    /// skipped idle-loop iterations, from one iteration's records): a copy,
+    /// without the per-instruction checks of
+    /// [`SampleCapture::record_instruction`].
+    #[inline]
+    pub fn record_run(&mut self, run: &[Retired], base: u64) -> usize {
+        debug_assert!(self.collecting, "record without sample_next");
+        let n = run.len().min(self.remaining());
+        self.records.extend(run[..n].iter().map(|r| Retired {
+            cycle: base + r.cycle,
+            ..*r
         }));
         self.current_instructions += n;
         if self.current_instructions == self.batch_len {

@@ -3,6 +3,7 @@
 //! location it was decoded from so lookups and invalidation can find it.
 
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
+use crate::sampling::Retired;
 
 /// Longest straight run translated into one block.
 pub const MAX_BLOCK_OPS: usize = 64;
@@ -83,18 +84,21 @@ pub struct Block {
     pub links: [Link; 2],
 }
 
-/// When each op of an idle loop's iteration starts, as a sampled batch saw
-/// it: the iterations the translator counts without running are recorded
-/// from this when a batch falls on them (see
-/// `Translator::sample_idle_iterations`). It is only used for iterations of
-/// the same period, and every iteration from the second on is alike (see
-/// [`Block::is_idle_loop`]).
+/// Iterations of an idle loop as a sampled batch saw one: the iterations
+/// the translator counts without running are recorded from this when a
+/// batch falls on them (see `Translator::sample_idle_iterations`). It is
+/// only used for iterations of the same period, and every iteration from
+/// the second on is alike (see [`Block::is_idle_loop`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdleTiming {
     /// Cycles per iteration.
     pub period: u64,
-    /// Cycles from the iteration's start to each op's start.
-    pub offsets: Vec<u64>,
+    /// The records of consecutive iterations, each op's `cycle` counted
+    /// from the first iteration's start: as many iterations as a batch
+    /// starting anywhere in the first one can span, so one copy, cycles
+    /// shifted, records a whole batch (most idle loops are two or three
+    /// ops, and copying an iteration at a time cost several times more).
+    pub records: Vec<Retired>,
 }
 
 /// A cached successor: block `id` runs next when the PC is `pc`, valid while

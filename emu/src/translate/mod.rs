@@ -38,7 +38,7 @@ use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{CodeSource, Cpu};
 use crate::flow_counts::FlowCounts;
 use crate::nes::Probes;
-use crate::sampling::SampleCapture;
+use crate::sampling::{Retired, SampleCapture};
 
 /// Invalidations after which a RAM entry point is left to the interpreter.
 const VOLATILE_AFTER: u16 = 8;
@@ -394,8 +394,8 @@ impl Translator {
         if bus.cycles < *look_at || probes.sampler.is_none() {
             executed = Self::run_ops(&block.ops, cpu, bus, *look_at);
         }
-        if let Some(sampler) = probes.sampler.as_mut() {
-            if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
+        if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
+            if let Some(sampler) = probes.sampler.as_mut() {
                 // The sampler's turn (cold): a batch may start or be going on.
                 executed += Self::run_ops_sampler_turn(
                     &block.ops[executed..],
@@ -452,10 +452,12 @@ impl Translator {
 
     /// The rest of a block from where the sampler has to be asked whether a
     /// batch starts (the cycle count reached `look_at`), or while one is
-    /// being collected: each op is recorded if a batch is being collected
-    /// when it starts, to the end of the block (or until the ops must stop),
-    /// then `look_at` is set for what follows. The ops run through the same
-    /// [`Translator::execute`] as everywhere else (see there).
+    /// being collected: the ops that start while a batch is being
+    /// collected are recorded as they retire, the others run as in
+    /// [`Translator::run_ops`], to the end of the block (or until the ops
+    /// must stop); then `look_at` is set for what follows. The ops run
+    /// through the same [`Translator::execute`] as everywhere else (see
+    /// there).
     #[inline(never)]
     fn run_ops_sampler_turn(
         ops: &[Op],
@@ -466,15 +468,31 @@ impl Translator {
         look_at: &mut u64,
     ) -> usize {
         let mut executed = 0;
-        for op in ops {
-            let cycle = bus.cycles;
-            let recording = sampler.collecting() || sampler.sample_next(cycle);
-            Self::execute(op, cpu, bus);
-            executed += 1;
-            if recording {
-                sampler.record_instruction(op.pc, op.bytes[0], cpu.pc, cycle);
+        loop {
+            if sampler.collecting() || sampler.sample_next(bus.cycles) {
+                sampler.record_with(|records, limit| {
+                    for op in &ops[executed..ops.len().min(executed + limit)] {
+                        let cycle = bus.cycles;
+                        Self::execute(op, cpu, bus);
+                        executed += 1;
+                        records.push(Retired {
+                            pc: op.pc,
+                            opcode: Some(op.bytes[0]),
+                            next_pc: cpu.pc,
+                            cycle,
+                        });
+                        if Self::must_stop(cpu, bus, stop_at_cycle) {
+                            break;
+                        }
+                    }
+                });
+            } else {
+                // No batch yet (a wall trigger's flag was down, or the batch
+                // just ended): on to where the sampler is to be asked again.
+                let ask_at = stop_at_cycle.min(sampler.due_cycle());
+                executed += Self::run_ops(&ops[executed..], cpu, bus, ask_at);
             }
-            if Self::must_stop(cpu, bus, stop_at_cycle) {
+            if executed == ops.len() || Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;
             }
         }
@@ -637,9 +655,13 @@ impl Translator {
     /// begin, go on or end inside the skipped iterations are written
     /// directly: the first op starting at or after the due cycle begins the
     /// batch through [`SampleCapture::sample_next`], as a running op would,
-    /// and the ops after it are recorded at their own cycles. Most batches
-    /// fall in idle loops (68 % of lunarlimit's, 44 % of fff's), and this
-    /// spares running iterations one by one around each of them. Until
+    /// and the ops after it are copied from the recorded iterations, cycles
+    /// shifted ([`SampleCapture::record_run`]). Most batches fall in idle
+    /// loops (68 % of lunarlimit's, 44 % of fff's), and this spares running
+    /// iterations one by one around each of them. The copy is what makes
+    /// them cheap: building each record from the block's ops took 2.6
+    /// times the host instructions (lunarlimit, 1200 frames, callgrind:
+    /// 6.3M → 2.4M for ~4400 batches). Until
     /// then no iterations are skipped while a batch is being collected or
     /// past the cycle one is due, so the loop runs until a batch has
     /// recorded a whole iteration of it.
@@ -657,12 +679,23 @@ impl Translator {
             let recent = s.current();
             if recent.len() >= len && recent[recent.len() - len].cycle == start {
                 if block.idle_timing.as_ref().is_none_or(|t| t.period != per) {
+                    let offsets: Vec<u64> = recent[recent.len() - len..]
+                        .iter()
+                        .map(|r| r.cycle - start)
+                        .collect();
+                    let iterations = s.batch_len().div_ceil(len) + 1;
+                    let ops = &block.ops;
+                    let records = (0..iterations * len)
+                        .map(|j| Retired {
+                            pc: ops[j % len].pc,
+                            opcode: Some(ops[j % len].bytes[0]),
+                            next_pc: ops[(j + 1) % len].pc,
+                            cycle: (j / len) as u64 * per + offsets[j % len],
+                        })
+                        .collect();
                     block.idle_timing = Some(IdleTiming {
                         period: per,
-                        offsets: recent[recent.len() - len..]
-                            .iter()
-                            .map(|r| r.cycle - start)
-                            .collect(),
+                        records,
                     });
                 }
             } else if block.idle_timing.as_ref().is_none_or(|t| t.period != per) {
@@ -674,10 +707,10 @@ impl Translator {
             // and a batch is due in these iterations: stop before it.
             return s.next_due_cycle().saturating_sub(now + 1) / per;
         };
+        let recorded = &timing.records[..];
         // Op `i` of iteration `k` (counted from 0 at `now`) starts at
-        // `now + k * per + offsets[i]`.
+        // `now + k * per + recorded[i].cycle`; op 0 at offset 0.
         let (mut k, mut i) = (0, 0);
-        let cycle_of = |k: u64, i: usize| now + k * per + timing.offsets[i];
         while k < iterations {
             if !s.collecting() {
                 // The first op at or after the next batch's cycle (none for
@@ -686,37 +719,28 @@ impl Translator {
                 if due == u64::MAX {
                     break;
                 }
-                if cycle_of(k, i) < due {
-                    // The batch begins in iteration `due_k` or the next.
-                    let due_k = (due - now) / per;
-                    if due_k > k {
-                        (k, i) = (due_k, 0);
-                    }
-                    while k < iterations && cycle_of(k, i) < due {
-                        i += 1;
-                        if i == len {
-                            (k, i) = (k + 1, 0);
-                        }
-                    }
+                if now + k * per + recorded[i].cycle < due {
+                    let into = due - now;
+                    let offset = into % per;
+                    (k, i) = match recorded[..len].iter().position(|r| r.cycle >= offset) {
+                        Some(i) => (into / per, i),
+                        None => (into / per + 1, 0),
+                    };
                     if k >= iterations {
                         break;
                     }
                 }
-            }
-            if !s.collecting() {
-                let began = s.sample_next(cycle_of(k, i));
-                debug_assert!(began, "a batch is due at cycle {}", cycle_of(k, i));
+                let began = s.sample_next(now + k * per + recorded[i].cycle);
+                debug_assert!(began, "a batch is due in iteration {k}, op {i}");
             }
             // Record ops until the batch is full or the iterations end.
-            let left = (iterations - k) as usize * len - i;
-            s.record_instructions(left, || {
-                let (op, cycle) = (&block.ops[i], cycle_of(k, i));
-                i += 1;
-                if i == len {
-                    (k, i) = (k + 1, 0);
-                }
-                (op.pc, op.bytes[0], block.ops[i].pc, cycle)
-            });
+            let left = (iterations - k).saturating_mul(len as u64) - i as u64;
+            let end = recorded
+                .len()
+                .min(i + left.min(usize::MAX as u64 / 2) as usize);
+            i += s.record_run(&recorded[i..end], now + k * per);
+            k += (i / len) as u64;
+            i %= len;
         }
         iterations
     }
