@@ -424,6 +424,37 @@ mod tests {
         assert!(!cap.sample_next(WALL_POLL_CYCLES + 20));
     }
 
+    #[test]
+    fn a_run_is_recorded_up_to_the_batch_end_with_its_cycles_shifted() {
+        let mut cap = SampleCapture::new(
+            Trigger::Emulated {
+                interval_cycles: 100,
+                jitter_cycles: 0,
+                seed: 0,
+            },
+            4,
+            0,
+        );
+        assert!(cap.sample_next(100));
+        cap.record(instr(1, 100));
+        let run: Vec<Retired> = (0..6).map(|i| instr(10 + i, 3 * i as u64)).collect();
+        assert_eq!(
+            cap.record_run(&run, 1000),
+            3,
+            "only what the batch still needs"
+        );
+        assert!(!cap.collecting(), "the batch is complete");
+        let taken = cap.take_batches();
+        let batch = taken.iter().next().expect("one batch");
+        assert_eq!(
+            batch.iter().map(|r| (r.pc, r.cycle)).collect::<Vec<_>>(),
+            vec![(1, 100), (10, 1000), (11, 1003), (12, 1006)]
+        );
+        // The next batch is due 100 cycles after the last one's last start.
+        assert!(!cap.sample_next(1105));
+        assert!(cap.sample_next(1106));
+    }
+
     /// A capture whose batches of `batch_len` follow one another at once.
     fn back_to_back(batch_len: usize) -> SampleCapture {
         let trigger = Trigger::Emulated {

@@ -733,11 +733,12 @@ impl Translator {
                 let began = s.sample_next(now + k * per + recorded[i].cycle);
                 debug_assert!(began, "a batch is due in iteration {k}, op {i}");
             }
-            // Record ops until the batch is full or the iterations end.
-            let left = (iterations - k).saturating_mul(len as u64) - i as u64;
-            let end = recorded
-                .len()
-                .min(i + left.min(usize::MAX as u64 / 2) as usize);
+            // Record ops until the batch is full or the iterations end
+            // (`recorded` spans a whole batch from any op of its first
+            // iteration, unless the batch length changed since).
+            let ops_left = (iterations - k).saturating_mul(len as u64) - i as u64;
+            let end = usize::try_from(ops_left)
+                .map_or(recorded.len(), |n| recorded.len().min(i.saturating_add(n)));
             i += s.record_run(&recorded[i..end], now + k * per);
             k += (i / len) as u64;
             i %= len;
