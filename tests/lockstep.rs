@@ -4,6 +4,7 @@
 
 mod common;
 
+use emu::sampling::{SampleCapture, Trigger};
 use nesprof::lockstep::Lockstep;
 
 /// A deterministic button pattern that changes every few frames.
@@ -140,4 +141,58 @@ fn single_instruction_mode() {
     .collect();
     roms.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test/maze.nes"));
     run_all("single-instruction", &roms, 120, true);
+}
+
+/// An NROM image whose reset vector points at `code` placed at $8000 (the
+/// rest of PRG is $00, the DMC's sample data).
+fn nrom_with_code(code: &[u8]) -> Vec<u8> {
+    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+    image.resize(16, 0);
+    let mut prg = vec![0x00; 32 * 1024];
+    prg[..code.len()].copy_from_slice(code);
+    prg[0x7FFC] = 0x00;
+    prg[0x7FFD] = 0x80;
+    image.extend_from_slice(&prg);
+    image.resize(image.len() + 8192, 0);
+    image
+}
+
+/// The translator counts idle-loop iterations without running them, each as
+/// long as the one just run. A DMC sample fetch steals cycles from one
+/// iteration now and then: that iteration must not set the length of the
+/// ones counted after it. Here the DMC loops a sample at its fastest rate
+/// (a fetch every 432 cycles) under two idle loops, a JMP to itself and a
+/// load-and-branch, with samplers taking short batches every few cycles
+/// (which the translator writes for the iterations it skips).
+#[test]
+fn dmc_fetches_inside_idle_loops() {
+    let setup: &[u8] = &[
+        0x78, // SEI
+        0xA9, 0x4F, 0x8D, 0x10, 0x40, // DMC: loop, rate 15 (fastest)
+        0xA9, 0x00, 0x8D, 0x12, 0x40, // sample at $C000
+        0xA9, 0xFF, 0x8D, 0x13, 0x40, // 4081 bytes
+        0xA9, 0x10, 0x8D, 0x15, 0x40, // start it
+    ];
+    let jmp_self: &[u8] = &[0x4C, 0x15, 0x80]; // $8015: JMP $8015
+    let lda_beq: &[u8] = &[0xA5, 0x00, 0xF0, 0xFC]; // $8015: LDA $00; BEQ $8015
+    for (name, idle) in [("JMP to itself", jmp_self), ("LDA/BEQ", lda_beq)] {
+        let rom = nrom_with_code(&[setup, idle].concat());
+        let mut pair = Lockstep::new(&rom, false).unwrap();
+        for nes in [&mut pair.interp, &mut pair.translated] {
+            let trigger = Trigger::Emulated {
+                interval_cycles: 5,
+                jitter_cycles: 60,
+                seed: 3,
+            };
+            nes.probes.sampler = Some(SampleCapture::new(trigger, 3, nes.cycles()));
+        }
+        let comparisons = pair
+            .run(30, |_| 0)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(comparisons > 0);
+        let [a, b] = [&mut pair.interp, &mut pair.translated]
+            .map(|nes| nes.probes.sampler.as_mut().unwrap().take_batches());
+        assert!(a.len() > 1000, "{name}: {} batches", a.len());
+        assert!(a == b, "{name}: the engines' batches differ");
+    }
 }

@@ -24,6 +24,9 @@ pub struct Bus {
     pub open_bus: u8,
     /// CPU cycles since power-on.
     pub cycles: u64,
+    /// The cycle count when the last DMA ended: the translator's idle-loop
+    /// skipping uses it to tell an iteration a DMA stole cycles from.
+    pub dma_ended_at: u64,
     mapper_irq: bool,
     /// PPU dots owed: the PPU runs lazily (see [`Bus::sync_ppu`]).
     ppu_debt: u32,
@@ -58,6 +61,7 @@ impl Bus {
             dma: Dma::default(),
             open_bus: 0,
             cycles: 0,
+            dma_ended_at: 0,
             mapper_irq: false,
             ppu_debt: 0,
             ppu_deadline: 0,

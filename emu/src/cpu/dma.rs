@@ -51,5 +51,6 @@ impl Cpu {
                 self.poll_interrupts(bus);
             }
         }
+        bus.dma_ended_at = bus.cycles;
     }
 }

@@ -582,7 +582,8 @@ impl Translator {
     }
 
     /// Counts whole iterations of idle-loop block `id` without running them,
-    /// each as long as the one just run (which started at cycle `start`), as
+    /// each as long as the one just run (which started at cycle `start`;
+    /// none are counted when a DMA stole cycles from that one), as
     /// many as end before the next cycle at which anything could differ: an
     /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA, or
     /// `stop_at_cycle`. The interrupt poll must be settled, so no interrupt
@@ -603,7 +604,9 @@ impl Translator {
         start: u64,
     ) -> u64 {
         let per = bus.cycles - start;
-        if per == 0 || !cpu.poll_is_settled(bus) {
+        // A DMA (a DMC sample fetch) that stole cycles from the iteration
+        // just run made it longer than the others: not a period to count by.
+        if per == 0 || !cpu.poll_is_settled(bus) || bus.dma_ended_at > start {
             return 0;
         }
         let len = self.blocks[id as usize].ops.len();
