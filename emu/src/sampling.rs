@@ -274,10 +274,14 @@ impl SampleCapture {
     pub fn record_run(&mut self, run: &[Retired], base: u64) -> usize {
         debug_assert!(self.collecting, "record without sample_next");
         let n = run.len().min(self.remaining());
-        self.records.extend(run[..n].iter().map(|r| Retired {
-            cycle: base + r.cycle,
-            ..*r
-        }));
+        // A block copy, then the cycles: fewer host instructions than
+        // building each record in one pass (novathesquirrel's idle-loop
+        // batches, 1200 frames: 3.5M → 2.9M with the search around it).
+        let at = self.records.len();
+        self.records.extend_from_slice(&run[..n]);
+        for r in &mut self.records[at..] {
+            r.cycle += base;
+        }
         self.current_instructions += n;
         if self.current_instructions == self.batch_len {
             self.finish_batch();
