@@ -15,19 +15,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use emu::apu::Apu;
 use emu::dma::Dma;
 use emu::{Cartridge, Nes};
-
-/// An NROM image whose reset vector points at `code` placed at $8000.
-fn nrom_with_code(code: &[u8]) -> Vec<u8> {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
-    let mut prg = vec![0xEA; 32 * 1024];
-    prg[..code.len()].copy_from_slice(code);
-    prg[0x7FFC] = 0x00;
-    prg[0x7FFD] = 0x80;
-    image.extend_from_slice(&prg);
-    image.resize(image.len() + 8192, 0);
-    image
-}
+use nesprof::testrom::nrom_with_code;
 
 /// Starts pulse 1 (~440 Hz), pulse 2 (~660 Hz), triangle and noise with
 /// halted length counters, then loops: INX; STX $4011; short delay.

@@ -7,24 +7,12 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use emu::nes::Engine;
 use emu::{Cartridge, Nes};
+use nesprof::testrom::nrom_with_code;
 
 const ENGINES: [(&str, Engine); 2] = [
     ("interpreter", Engine::Interpreter),
     ("translator", Engine::Translator),
 ];
-
-/// An NROM image whose reset vector points at `code` placed at $8000.
-fn nrom_with_code(code: &[u8]) -> Vec<u8> {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
-    let mut prg = vec![0xEA; 32 * 1024];
-    prg[..code.len()].copy_from_slice(code);
-    prg[0x7FFC] = 0x00;
-    prg[0x7FFD] = 0x80;
-    image.extend_from_slice(&prg);
-    image.resize(image.len() + 8192, 0);
-    image
-}
 
 /// loop: CLC; ADC #$03; EOR $10; ROL A; TAX; INX; STX $11; LDA $0200,X;
 ///       DEY; BNE loop; JMP loop

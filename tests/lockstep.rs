@@ -6,6 +6,7 @@ mod common;
 
 use emu::sampling::{SampleCapture, Trigger};
 use nesprof::lockstep::Lockstep;
+use nesprof::testrom::nrom_with_code;
 
 /// A deterministic button pattern that changes every few frames.
 fn pad(frame: u64) -> u8 {
@@ -141,20 +142,6 @@ fn single_instruction_mode() {
     .collect();
     roms.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test/maze.nes"));
     run_all("single-instruction", &roms, 120, true);
-}
-
-/// An NROM image whose reset vector points at `code` placed at $8000 (the
-/// rest of PRG is $00, the DMC's sample data).
-fn nrom_with_code(code: &[u8]) -> Vec<u8> {
-    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
-    image.resize(16, 0);
-    let mut prg = vec![0x00; 32 * 1024];
-    prg[..code.len()].copy_from_slice(code);
-    prg[0x7FFC] = 0x00;
-    prg[0x7FFD] = 0x80;
-    image.extend_from_slice(&prg);
-    image.resize(image.len() + 8192, 0);
-    image
 }
 
 /// The translator counts idle-loop iterations without running them, each as

@@ -267,7 +267,7 @@ impl SampleCapture {
     /// Records `run` (consecutive instructions, their cycles counted from
     /// `base`), or as much of its start as the batch being filled still
     /// needs; returns how many. For runs known beforehand (the translator's
-    /// skipped idle-loop iterations, from one iteration's records): a copy,
+    /// skipped idle-loop iterations, from the records of a few): a copy,
     /// without the per-instruction checks of
     /// [`SampleCapture::record_instruction`].
     #[inline]

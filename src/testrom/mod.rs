@@ -3,6 +3,7 @@
 //! says which one a ROM uses.
 
 mod manifest;
+mod nrom;
 mod protocols;
 mod screen;
 
@@ -11,6 +12,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 pub use manifest::{roms_dir, Manifest, ManifestEntry};
+pub use nrom::nrom_with_code;
 pub use protocols::run_test;
 pub use screen::screen_text;
 

@@ -489,7 +489,7 @@ impl Translator {
             } else {
                 // No batch yet (a wall trigger's flag was down, or the batch
                 // just ended): on to where the sampler is to be asked again.
-                let ask_at = stop_at_cycle.min(sampler.due_cycle());
+                let ask_at = Self::look_at(stop_at_cycle, Some(sampler));
                 executed += Self::run_ops(&ops[executed..], cpu, bus, ask_at);
             }
             if executed == ops.len() || Self::must_stop(cpu, bus, stop_at_cycle) {
@@ -682,10 +682,7 @@ impl Translator {
             let recent = s.current();
             if recent.len() >= len && recent[recent.len() - len].cycle == start {
                 if block.idle_timing.as_ref().is_none_or(|t| t.period != per) {
-                    let offsets: Vec<u64> = recent[recent.len() - len..]
-                        .iter()
-                        .map(|r| r.cycle - start)
-                        .collect();
+                    let iteration = &recent[recent.len() - len..];
                     let iterations = s.batch_len().div_ceil(len) + 1;
                     let ops = &block.ops;
                     let records = (0..iterations * len)
@@ -693,7 +690,7 @@ impl Translator {
                             pc: ops[j % len].pc,
                             opcode: Some(ops[j % len].bytes[0]),
                             next_pc: ops[(j + 1) % len].pc,
-                            cycle: (j / len) as u64 * per + offsets[j % len],
+                            cycle: (j / len) as u64 * per + iteration[j % len].cycle - start,
                         })
                         .collect();
                     block.idle_timing = Some(IdleTiming {
