@@ -17,7 +17,8 @@
 //! but never firing; N = 1: what starting and ending a batch costs).
 //!
 //! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
-//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`).
+//! (GAME: a bundled workload's `roms-test` stem or a `../shared/roms/games`
+//! stem, with a `movies/GAME.fm2`).
 
 use std::time::{Duration, Instant};
 
@@ -57,8 +58,13 @@ fn main() {
     let rounds: u32 = args
         .get(4)
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
-    let rom = std::fs::read(nesprof::testrom::roms_dir().join(format!("games/{game}.nes")))
-        .expect("the game's ROM");
+    let bundled = std::path::PathBuf::from(format!("roms-test/{game}.nes"));
+    let rom_path = if bundled.exists() {
+        bundled
+    } else {
+        nesprof::testrom::roms_dir().join(format!("games/{game}.nes"))
+    };
+    let rom = std::fs::read(rom_path).expect("the game's ROM");
     let movie = Movie::load(std::path::Path::new(&format!("movies/{game}.fm2"))).expect("movie");
     let replay = Replay::new(&rom, &movie).expect("replay");
     let engine = match engine.as_str() {

@@ -740,6 +740,11 @@ impl Translator {
             let end = usize::try_from(ops_left)
                 .map_or(recorded.len(), |n| recorded.len().min(i.saturating_add(n)));
             i += s.record_run(&recorded[i..end], now + k * per);
+            // Most often the batch ended here and the next is due after
+            // these iterations: done, without finding where it would begin.
+            if !s.collecting() && s.next_due_cycle() >= now + iterations * per {
+                break;
+            }
             k += (i / len) as u64;
             i %= len;
         }
