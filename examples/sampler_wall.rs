@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
 use emu::Nes;
+use nesprof::sweep::workloads;
 use profiler::builder::BuilderHandle;
 use profiler::session::{self, ProfileSettings};
 
@@ -58,14 +59,19 @@ fn main() {
     let rounds: u32 = args
         .get(4)
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
-    let bundled = std::path::PathBuf::from(format!("roms-test/{game}.nes"));
-    let rom_path = if bundled.exists() {
-        bundled
-    } else {
-        nesprof::testrom::roms_dir().join(format!("games/{game}.nes"))
+    let repo = workloads::repo_root();
+    let (rom_path, movie_path) = match workloads::bundled(&repo)
+        .into_iter()
+        .find(|w| w.name == *game)
+    {
+        Some(w) => (w.rom, w.movie.expect("bundled workloads have movies")),
+        None => (
+            nesprof::testrom::roms_dir().join(format!("games/{game}.nes")),
+            repo.join("movies").join(format!("{game}.fm2")),
+        ),
     };
     let rom = std::fs::read(rom_path).expect("the game's ROM");
-    let movie = Movie::load(std::path::Path::new(&format!("movies/{game}.fm2"))).expect("movie");
+    let movie = Movie::load(&movie_path).expect("movie");
     let replay = Replay::new(&rom, &movie).expect("replay");
     let engine = match engine.as_str() {
         "interp" => Engine::Interpreter,
