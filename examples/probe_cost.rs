@@ -7,6 +7,8 @@
 //! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`; `capture`
 //! is the sampler without a builder thread, its batches taken and dropped).
 //! Prints the final frame hash and the emulation loop's wall time.
+//! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
+//! see which part of the sampler's cost grows with it (under `perf record`).
 
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
@@ -36,8 +38,13 @@ fn main() {
     }
     let mut builder = None;
     if matches!(probes.as_str(), "sampler" | "both" | "capture") {
-        // The thesis' setup: X = 3 ms of emulated time, N = 25.
-        nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
+        // The thesis' setup: X = 3 ms of emulated time, N = 25 (unless
+        // PROBE_COST_N says otherwise).
+        let mut settings = ProfileSettings::default();
+        if let Ok(n) = std::env::var("PROBE_COST_N") {
+            settings.batch_len = n.parse().expect("PROBE_COST_N is a number");
+        }
+        nes.probes.sampler = Some(session::sampler(&settings, nes.cycles()).0);
         if probes != "capture" {
             builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
         }
