@@ -4,7 +4,7 @@
 //! are counted apart. `scripts/probe-cost.sh` runs the whole table.
 //!
 //! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
-//! (GAME: a `../shared/roms/games` stem with a `movies/GAME.fm2`; `capture`
+//! (GAME: a bundled workload or a game of `workloads-games.ron`; `capture`
 //! is the sampler without a builder thread, its batches taken and dropped).
 //! Prints the final frame hash and the emulation loop's wall time.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
@@ -13,6 +13,7 @@
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
 use emu::FlowCounts;
+use nesprof::sweep::workloads;
 use profiler::builder::BuilderHandle;
 use profiler::session::{self, ProfileSettings};
 
@@ -24,9 +25,9 @@ fn main() {
     }
     let (game, engine, probes) = (&args[1], &args[2], &args[3]);
     let frames: u64 = args[4].parse().expect("FRAMES is a number");
-    let rom = std::fs::read(nesprof::testrom::roms_dir().join(format!("games/{game}.nes")))
-        .expect("the game's ROM");
-    let movie = Movie::load(std::path::Path::new(&format!("movies/{game}.fm2"))).expect("movie");
+    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
+    let rom = std::fs::read(&workload.rom).expect("the game's ROM");
+    let movie = Movie::load(&workload.movie.expect("a movie")).expect("movie");
     let replay = Replay::new(&rom, &movie).expect("replay");
     let mut nes = replay.power_on().expect("power on");
     nes.set_engine(match engine.as_str() {

@@ -17,8 +17,7 @@
 //! but never firing; N = 1: what starting and ending a batch costs).
 //!
 //! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
-//! (GAME: a bundled workload's `roms-test` stem or a `../shared/roms/games`
-//! stem, with a `movies/GAME.fm2`).
+//! (GAME: a bundled workload or a game of `workloads-games.ron`).
 
 use std::time::{Duration, Instant};
 
@@ -59,19 +58,9 @@ fn main() {
     let rounds: u32 = args
         .get(4)
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
-    let repo = workloads::repo_root();
-    let (rom_path, movie_path) = match workloads::bundled(&repo)
-        .into_iter()
-        .find(|w| w.name == *game)
-    {
-        Some(w) => (w.rom, w.movie.expect("bundled workloads have movies")),
-        None => (
-            nesprof::testrom::roms_dir().join(format!("games/{game}.nes")),
-            repo.join("movies").join(format!("{game}.fm2")),
-        ),
-    };
-    let rom = std::fs::read(rom_path).expect("the game's ROM");
-    let movie = Movie::load(&movie_path).expect("movie");
+    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
+    let rom = std::fs::read(&workload.rom).expect("the game's ROM");
+    let movie = Movie::load(&workload.movie.expect("a movie")).expect("movie");
     let replay = Replay::new(&rom, &movie).expect("replay");
     let engine = match engine.as_str() {
         "interp" => Engine::Interpreter,

@@ -242,6 +242,16 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The bundled workload or shared-set game (`workloads-games.ron`) called
+/// `name`: how the examples that measure one movie find it by name.
+pub fn find(repo: &Path, name: &str) -> Option<Workload> {
+    let games = load(&repo.join("workloads-games.ron")).unwrap_or_default();
+    bundled(repo)
+        .into_iter()
+        .chain(games)
+        .find(|w| w.name == name)
+}
+
 /// The bundled workloads (`roms-test/` programs with their movies, the
 /// movies' full length).
 pub fn bundled(repo: &Path) -> Vec<Workload> {
@@ -340,5 +350,16 @@ mod tests {
         for g in &games {
             assert!(g.movie.as_ref().unwrap().is_file(), "{}", g.name);
         }
+    }
+
+    #[test]
+    fn workloads_are_found_by_name() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let maze = find(repo, "maze").unwrap();
+        assert_eq!(maze.rom, repo.join("roms-test/maze.nes"));
+        let yun = find(repo, "yun").unwrap();
+        assert!(yun.rom.ends_with("games/yun.nes"), "{}", yun.rom.display());
+        assert_eq!(yun.movie.unwrap(), repo.join("movies/yun.fm2"));
+        assert!(find(repo, "no-such-game").is_none());
     }
 }
