@@ -6,7 +6,8 @@
 //! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
 //! (GAME: a bundled workload or a game of `workloads-games.ron`; `capture`
 //! is the sampler without a builder thread, its batches taken and dropped).
-//! Prints the final frame hash and the emulation loop's wall time.
+//! Prints the final frame hash, the emulation loop's wall time and the
+//! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
 //! see which part of the sampler's cost grows with it (under `perf record`).
 
@@ -50,6 +51,9 @@ fn main() {
             builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
         }
     }
+    // `capture` drops its batches into one buffer kept here, as the builder
+    // hands its buffers back: no allocation per frame.
+    let mut dropped = emu::sampling::Batches::default();
     let start = std::time::Instant::now();
     while nes.frame_count() < frames {
         replay.apply(&mut nes, u64::MAX).expect("movie input");
@@ -59,13 +63,14 @@ fn main() {
                 Some(b) => {
                     b.offer_from(sampler);
                 }
-                None => drop(sampler.take_batches()),
+                None => sampler.take_batches_into(&mut dropped),
             }
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let batches = nes.probes.sampler.as_ref().map_or(0, |s| s.batches);
     println!(
-        "frame_hash={:016x} emulation_s={seconds:.4}",
+        "frame_hash={:016x} emulation_s={seconds:.4} batches={batches}",
         nes.frame_hash()
     );
 }
