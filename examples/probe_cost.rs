@@ -11,9 +11,9 @@
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
 //! see which part of the sampler's cost grows with it (under `perf record`).
 
-use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
 use emu::FlowCounts;
+use nesprof::cli::movie::load_replay;
 use nesprof::sweep::workloads;
 use profiler::builder::BuilderHandle;
 use profiler::session::{self, ProfileSettings};
@@ -27,10 +27,8 @@ fn main() {
     let (game, engine, probes) = (&args[1], &args[2], &args[3]);
     let frames: u64 = args[4].parse().expect("FRAMES is a number");
     let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let rom = std::fs::read(&workload.rom).expect("the game's ROM");
-    let movie = Movie::load(&workload.movie.expect("a movie")).expect("movie");
-    let replay = Replay::new(&rom, &movie).expect("replay");
-    let mut nes = replay.power_on().expect("power on");
+    let movie = workload.movie.expect("a workload with a movie");
+    let (mut nes, replay, _) = load_replay(&workload.rom, &movie).expect("the ROM and its movie");
     nes.set_engine(match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,

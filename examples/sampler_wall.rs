@@ -21,9 +21,10 @@
 
 use std::time::{Duration, Instant};
 
-use emu::movie::{Movie, Replay};
+use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::Nes;
+use nesprof::cli::movie::load_replay;
 use nesprof::sweep::workloads;
 use profiler::builder::BuilderHandle;
 use profiler::session::{self, ProfileSettings};
@@ -59,9 +60,8 @@ fn main() {
         .get(4)
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
     let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let rom = std::fs::read(&workload.rom).expect("the game's ROM");
-    let movie = Movie::load(&workload.movie.expect("a movie")).expect("movie");
-    let replay = Replay::new(&rom, &movie).expect("replay");
+    let movie = workload.movie.expect("a workload with a movie");
+    let (_, replay, _) = load_replay(&workload.rom, &movie).expect("the ROM and its movie");
     let engine = match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,
