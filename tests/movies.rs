@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use common::x11::{find_window, require, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
+use common::tools::require;
+use common::x11::{find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
 
 use emu::movie::{Movie, Replay};
 

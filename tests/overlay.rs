@@ -11,8 +11,7 @@
 //!   ImageMagick's `import` twice: the panel must show edges (arc pixels in
 //!   the graph area away from the node column) and its text must change
 //!   between the captures; then O (pressed with xdotool) must hide the graph.
-//!   Skipped, saying so, only when the Xvfb binary is absent (CI installs it
-//!   with xdotool and ImageMagick, which are then required).
+//!   Needs Xvfb, xdotool and ImageMagick (`scripts/test.sh` installs them).
 //! - Headless: `--headless --frames N --screenshot F.png` writes the same
 //!   window image (game + panel) and a summary line.
 //! - Bad arguments are refused with exit code 2, never a panic.
@@ -23,8 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::tools::require;
 use common::x11::{
-    capture, find_window, have, read_png, start_xvfb, wait_with_stderr, xdotool, KillOnDrop,
+    capture, find_window, read_png, start_xvfb, wait_with_stderr, xdotool, KillOnDrop,
 };
 
 use nesprof::play::overlay::panel::Layout;
@@ -121,16 +121,7 @@ fn capture_image(display: &str, window: &str, path: &Path) -> Image {
 
 #[test]
 fn overlay_in_a_window_shows_edges_and_live_text() {
-    if !have("Xvfb") {
-        eprintln!("SKIPPED overlay_in_a_window_shows_edges_and_live_text: the Xvfb binary is not installed (apt-get install xvfb xdotool imagemagick)");
-        return;
-    }
-    for tool in ["xdotool", "import"] {
-        assert!(
-            have(tool),
-            "`{tool}` is needed with Xvfb (apt-get install xdotool imagemagick)"
-        );
-    }
+    require(&["Xvfb", "xdotool", "import"]);
     let dir = temp_dir("window");
     let (_xvfb, display) = start_xvfb(340, "1600x900x24");
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))

@@ -6,6 +6,10 @@
 //! committed without its ROM (or the other way round); the ld65 label files
 //! (`<name>.lbl`) are checked the same way. It also checks that every committed ROM
 //! is a well-formed iNES NROM image, and that the Makefile builds every program.
+//! Without cc65 the rebuild cannot run and says so (`CANNOT RUN`); the other
+//! checks, and every test that loads the committed ROMs, need no assembler.
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -39,21 +43,6 @@ fn source_programs(dir: &Path) -> BTreeSet<String> {
             (path.extension()? == "s").then(|| path.file_stem()?.to_str().map(str::to_owned))?
         })
         .collect()
-}
-
-fn require_tool(tool: &str) {
-    match Command::new(tool).arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "`{tool} --version` failed ({}); the roms-test programs need the cc65 \
-             assembler and linker: apt-get install cc65",
-            out.status
-        ),
-        Err(e) => panic!(
-            "`{tool}` is not on PATH ({e}); the roms-test programs are built with \
-             ca65/ld65 from the cc65 package: apt-get install cc65"
-        ),
-    }
 }
 
 struct TempDir(PathBuf);
@@ -144,8 +133,7 @@ fn makefile_lists_every_program() {
 
 #[test]
 fn committed_roms_match_a_fresh_build() {
-    require_tool("ca65");
-    require_tool("ld65");
+    common::tools::require(&["make", "ca65", "ld65"]);
     let dir = roms_dir();
     let programs = makefile_programs(&dir);
 

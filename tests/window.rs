@@ -1,7 +1,7 @@
 //! `nesprof play` in a real window: under Xvfb, play a game for a few seconds,
 //! capture the window with ImageMagick's `import`, and check the game's
 //! pixels are on screen by comparing with the headless rendering.
-//! Needs Xvfb, xdotool and ImageMagick (`.ci/run` installs them).
+//! Needs Xvfb, xdotool and ImageMagick (`scripts/test.sh` installs them).
 
 mod common;
 
@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::x11::{self, find_window, read_png, require, start_xvfb, KillOnDrop};
+use common::tools::require;
+use common::x11::{self, find_window, read_png, start_xvfb, KillOnDrop};
 
 const SCALE: usize = 3;
 

@@ -8,7 +8,8 @@
 //!   display (or by nothing, headless), the device by its own crystal; the
 //!   emulator's resampling ratio is nudged in proportion to how far the queue's
 //!   fill is from its target, so the queue neither runs dry nor grows.
-//! * [`output`]: the cpal output stream. Without a device (as on CI) opening
+//! * [`output`]: the sound device, a cpal output stream when built with the
+//!   `audio` feature. Without a device (as on CI), or without the feature, opening
 //!   fails with a message; [`output::open_or_warn`] turns that into one warning
 //!   line and no audio.
 //! * [`wav`]: 16-bit mono PCM WAV files for `nesprof run --wav`.

@@ -45,6 +45,12 @@ use crate::cli::{emit, load_rom, movie, BadInput};
 use crate::screenshot;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Without a display, `play` prints one line and exits with code 2 \
+(`--headless` needs none). Without a sound device, or in a build without the `audio` \
+feature (the default: it needs libasound2-dev to build), it says so in one line and \
+plays muted."
+)]
 pub struct PlayArgs {
     /// The iNES (.nes) file to play.
     pub rom: PathBuf,
@@ -297,6 +303,20 @@ fn save_window_or_frame(
     }
 }
 
+/// The one line `play` exits with (code 2) when it cannot open a window.
+fn no_window_message(cause: &str) -> String {
+    let unset = |var: &str| std::env::var_os(var).is_none_or(|v| v.is_empty());
+    let why = if unset("DISPLAY") && unset("WAYLAND_DISPLAY") {
+        "there is no display (neither DISPLAY nor WAYLAND_DISPLAY is set)".to_string()
+    } else {
+        cause.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    format!(
+        "cannot open a window: {why}; without a display use `nesprof play --headless \
+         --frames N --screenshot F.png` or `nesprof run`"
+    )
+}
+
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
     let mut replay = None;
@@ -335,9 +355,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_default()
     );
     let mut window = Window::new(&title, stride, HEIGHT * scale, WindowOptions::default())
-        .context(
-            "cannot open a window (is a display available? set DISPLAY or use `nesprof run`)",
-        )?;
+        .map_err(|e| BadInput(no_window_message(&e.to_string())))?;
     window.set_target_fps(0);
 
     // Audio: without a device (or with --mute) the game runs silent; the

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod tools;
 pub mod x11;
 
 use std::path::PathBuf;
@@ -69,7 +70,8 @@ pub fn roms_root() -> PathBuf {
     let root = testrom::roms_dir();
     assert!(
         root.join("MANIFEST.tsv").is_file(),
-        "test ROM directory not found at {} (set NESPROF_ROMS)",
+        "CANNOT RUN: the third-party test ROMs are not at {} (set NESPROF_ROMS to the \
+         directory holding MANIFEST.tsv)",
         root.display()
     );
     root

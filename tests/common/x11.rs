@@ -94,25 +94,6 @@ fn wait_for_server(display: &str) {
     panic!("Xvfb on {display} does not accept clients");
 }
 
-/// Whether `tool` is on the PATH.
-pub fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-/// Fails the test, naming the package, unless every tool is on the PATH.
-pub fn require(tools: &[&str]) {
-    for tool in tools {
-        assert!(
-            have(tool),
-            "`{tool}` is needed for the window tests (apt-get install xvfb xdotool imagemagick)"
-        );
-    }
-}
-
 /// The id of nesprof's window on `display`, waiting up to 20 s; fails with
 /// the player's stderr if it exits before the window appears.
 pub fn find_window(display: &str, player: &mut KillOnDrop) -> String {
