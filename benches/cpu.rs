@@ -32,8 +32,8 @@ fn alu_loop(c: &mut Criterion) {
         group.throughput(Throughput::Elements(INSTRUCTIONS_PER_ITER));
         group.bench_function("alu_loop", |b| {
             b.iter(|| {
-                let end = nes.retired + INSTRUCTIONS_PER_ITER;
-                while nes.retired < end {
+                let end = nes.retired() + INSTRUCTIONS_PER_ITER;
+                while nes.retired() < end {
                     nes.run_some();
                 }
             })
@@ -54,11 +54,11 @@ fn nestest(c: &mut Criterion) {
                 || {
                     let mut nes = Nes::new(Cartridge::from_bytes(&bytes).unwrap());
                     nes.set_engine(engine);
-                    nes.cpu.pc = 0xC000;
+                    nes.set_pc(0xC000);
                     nes
                 },
                 |nes| {
-                    while nes.retired < NESTEST_INSTRUCTIONS {
+                    while nes.retired() < NESTEST_INSTRUCTIONS {
                         nes.run_some();
                     }
                 },

@@ -12,9 +12,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use emu::movie::{Movie, Replay};
+use emu::sampling::Trigger;
 use emu::Nes;
 use nesprof::play::overlay::{Action, Colouring, Overlay};
-use profiler::session::{ProfileSettings, TriggerKind};
+use profiler::session::ProfileSettings;
 
 const GAME: &str = "fff";
 const FRAMES: u64 = 1800;
@@ -35,7 +36,7 @@ fn replay() -> Replay {
 fn rig(replay: &Replay, scale: usize) -> (Nes, Overlay) {
     let mut nes = replay.power_on().unwrap();
     let settings = ProfileSettings {
-        trigger: TriggerKind::Emulated,
+        trigger: Trigger::Emulated,
         ..ProfileSettings::default()
     };
     let mut overlay = Overlay::new(&mut nes, &settings, false, scale);

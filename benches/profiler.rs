@@ -1,8 +1,8 @@
 //! What profiling costs. `probes/*`: a game replaying its movie, 60 frames
 //! per iteration, with nothing attached, the sampler alone (X = 3 ms of
-//! emulated time, N = 25, batches offered to a live builder thread as
-//! `nesprof profile` does), the ground-truth recorder alone, and both; on
-//! each engine. `builder/*`: the builder thread's cost per batch
+//! emulated time, N = 25, batches offered to the live feeder thread in a
+//! profiling session, as `nesprof profile` does), the ground-truth recorder
+//! alone, and both; on each engine. `builder/*`: the feeder thread's cost per batch
 //! (conversion to samples and GFCGaussiano, thesis-best configuration) on a
 //! recorded stream of real batches.
 //! Run: `cargo bench --bench profiler`.
@@ -11,9 +11,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
 use emu::sampling::Retired;
-use emu::{FlowCounts, Nes};
-use profiler::builder::BuilderHandle;
-use profiler::session::{self, ProfileSettings};
+use emu::Nes;
+use profiler::session::{self, ProfileSettings, Recording, Session};
 
 const FRAMES_PER_ITER: u64 = 60;
 /// Frames run before measuring, to get past the title screen.
@@ -35,27 +34,36 @@ enum Probes {
     Both,
 }
 
-/// A machine on `engine` with `probes`, past the warm-up; the builder is
-/// kept alive beside it for the sampler's batches.
+/// A machine on `engine` with `probes`, past the warm-up; with the sampler,
+/// its profiling session is kept alive beside it.
 struct Rig {
     nes: Nes,
-    builder: Option<BuilderHandle>,
+    session: Option<Session>,
 }
 
 fn rig(replay: &Replay, engine: Engine, probes: Probes) -> Rig {
     let mut nes = replay.power_on().unwrap();
     nes.set_engine(engine);
-    if matches!(probes, Probes::Truth | Probes::Both) {
-        nes.probes.flow = Some(Box::new(FlowCounts::new()));
-    }
-    let builder = if matches!(probes, Probes::Sampler | Probes::Both) {
+    let truth = matches!(probes, Probes::Truth | Probes::Both);
+    let session = if matches!(probes, Probes::Sampler | Probes::Both) {
         // The thesis' setup: X = 3 ms of emulated time, N = 25.
-        nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
-        Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64))
+        let settings = ProfileSettings {
+            engine,
+            ..ProfileSettings::default()
+        };
+        let recording = Recording {
+            truth,
+            stream: false,
+            publish_every: 64,
+        };
+        Some(Session::attach(&mut nes, &settings, recording))
     } else {
+        if truth {
+            nes.record_flow();
+        }
         None
     };
-    let mut rig = Rig { nes, builder };
+    let mut rig = Rig { nes, session };
     frames(&mut rig, replay, WARMUP_FRAMES);
     rig
 }
@@ -65,9 +73,8 @@ fn frames(rig: &mut Rig, replay: &Replay, count: u64) {
     while rig.nes.frame_count() < end {
         replay.apply(&mut rig.nes, u64::MAX).unwrap();
         rig.nes.run_frame();
-        if let (Some(sampler), Some(builder)) = (rig.nes.probes.sampler.as_mut(), &mut rig.builder)
-        {
-            builder.offer_from(sampler);
+        if let Some(session) = rig.session.as_mut() {
+            session.after_frame(&mut rig.nes);
         }
     }
 }
@@ -98,18 +105,18 @@ fn recorded_batches(game: &str) -> Vec<Vec<Retired>> {
     let replay = replay(game);
     let mut nes = replay.power_on().unwrap();
     // The thesis' setup: X = 3 ms of emulated time, N = 25.
-    nes.probes.sampler = Some(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
+    nes.attach_sampler(session::sampler(&ProfileSettings::default(), nes.cycles()).0);
     let mut batches = Vec::new();
     while nes.frame_count() < 3000 {
         replay.apply(&mut nes, u64::MAX).unwrap();
         nes.run_frame();
-        let taken = nes.probes.sampler.as_mut().unwrap().take_batches();
+        let taken = nes.sampler_mut().unwrap().take_batches();
         batches.extend(taken.iter().map(<[Retired]>::to_vec));
     }
     batches
 }
 
-/// The builder thread's work per batch: conversion to samples, then
+/// The feeder thread's work per batch: conversion to samples, then
 /// GFCGaussiano.
 fn builder(c: &mut Criterion) {
     let mut group = c.benchmark_group("builder");

@@ -1,6 +1,6 @@
 //! What the profiling probes cost, in host instructions: run under valgrind's
 //! callgrind (deterministic, unaffected by other load on the machine), with
-//! `--separate-threads=yes` so the emulation thread and the builder thread
+//! `--separate-threads=yes` so the emulation thread and the feeder thread
 //! are counted apart. `scripts/probe-cost.sh` runs the whole table.
 //!
 //! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
@@ -12,10 +12,9 @@
 //! see which part of the sampler's cost grows with it (under `perf record`).
 
 use emu::nes::Engine;
-use emu::FlowCounts;
-use nesprof::cli::movie::load_replay;
+use nesprof::open::load_replay;
 use nesprof::sweep::workloads;
-use profiler::builder::BuilderHandle;
+use profiler::feeder::Feeder;
 use profiler::session::{self, ProfileSettings};
 
 fn main() {
@@ -34,7 +33,7 @@ fn main() {
         _ => Engine::Translator,
     });
     if matches!(probes.as_str(), "truth" | "both") {
-        nes.probes.flow = Some(Box::new(FlowCounts::new()));
+        nes.record_flow();
     }
     let mut builder = None;
     if matches!(probes.as_str(), "sampler" | "both" | "capture") {
@@ -44,9 +43,10 @@ fn main() {
         if let Ok(n) = std::env::var("PROBE_COST_N") {
             settings.batch_len = n.parse().expect("PROBE_COST_N is a number");
         }
-        nes.probes.sampler = Some(session::sampler(&settings, nes.cycles()).0);
+        nes.attach_sampler(session::sampler(&settings, nes.cycles()).0);
         if probes != "capture" {
-            builder = Some(BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64));
+            let gfc = Box::new(gfc::GfcGaussiano::new(gfc::THESIS_BEST));
+            builder = Some(Feeder::spawn(gfc, 4096, 64, false));
         }
     }
     // `capture` drops its batches into one buffer kept here, as the builder
@@ -56,7 +56,7 @@ fn main() {
     while nes.frame_count() < frames {
         replay.apply(&mut nes, u64::MAX).expect("movie input");
         nes.run_frame();
-        if let Some(sampler) = nes.probes.sampler.as_mut() {
+        if let Some(sampler) = nes.sampler_mut() {
             match builder.as_mut() {
                 Some(b) => {
                     b.offer_from(sampler);
@@ -66,7 +66,7 @@ fn main() {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    let batches = nes.probes.sampler.as_ref().map_or(0, |s| s.batches);
+    let batches = nes.sampler().map_or(0, |s| s.batches);
     println!(
         "frame_hash={:016x} emulation_s={seconds:.4} batches={batches}",
         nes.frame_hash()

@@ -1,11 +1,11 @@
 //! Wall-clock cost of the sampler on the emulation thread, measured A/B:
 //! two machines replay the same movie, one bare and one with the sampler
-//! (X = 3 ms of emulated time, N = 25) and its live builder thread, advanced
+//! (X = 3 ms of emulated time, N = 25) and its live feeder thread, advanced
 //! in alternating slices of frames (the order flipping every slice) and
 //! timed slice by slice. Interleaving finely cancels the drift of a shared
 //! machine, which made separate runs differ by more than the cost measured.
 //! callgrind (`scripts/probe-cost.sh`) counts instructions; this counts what
-//! they and everything around them (cache, the builder on the other core,
+//! they and everything around them (cache, the feeder on the other core,
 //! system calls) cost in time.
 //!
 //! Besides the total times it prints the trimmed mean of the per-slice
@@ -24,20 +24,20 @@ use std::time::{Duration, Instant};
 use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::Nes;
-use nesprof::cli::movie::load_replay;
+use nesprof::open::load_replay;
 use nesprof::sweep::workloads;
-use profiler::builder::BuilderHandle;
+use profiler::feeder::Feeder;
 use profiler::session::{self, ProfileSettings};
 
 const SLICE_FRAMES: u64 = 30;
 
 /// Runs `nes` to frame `to`, offering batches after each frame as `nesprof
 /// profile` does.
-fn advance(nes: &mut Nes, replay: &Replay, to: u64, mut builder: Option<&mut BuilderHandle>) {
+fn advance(nes: &mut Nes, replay: &Replay, to: u64, mut builder: Option<&mut Feeder>) {
     while nes.frame_count() < to {
         replay.apply(nes, u64::MAX).expect("movie input");
         nes.run_frame();
-        if let (Some(sampler), Some(b)) = (nes.probes.sampler.as_mut(), builder.as_deref_mut()) {
+        if let (Some(sampler), Some(b)) = (nes.sampler_mut(), builder.as_deref_mut()) {
             b.offer_from(sampler);
         }
     }
@@ -83,9 +83,10 @@ fn main() {
             if let Ok(n) = std::env::var("SAMPLER_WALL_N") {
                 settings.batch_len = n.parse().expect("SAMPLER_WALL_N is a number");
             }
-            on.probes.sampler = Some(session::sampler(&settings, on.cycles()).0);
+            on.attach_sampler(session::sampler(&settings, on.cycles()).0);
         }
-        let mut builder = BuilderHandle::spawn(gfc::THESIS_BEST, 4096, 64);
+        let gfc = Box::new(gfc::GfcGaussiano::new(gfc::THESIS_BEST));
+        let mut builder = Feeder::spawn(gfc, 4096, 64, false);
         let mut slice = 0;
         while off.frame_count() < frames {
             let to = (off.frame_count() + SLICE_FRAMES).min(frames);
@@ -110,7 +111,7 @@ fn main() {
             on.frame_hash(),
             "the sampler changed a frame"
         );
-        if let Some(sampler) = on.probes.sampler.as_mut() {
+        if let Some(sampler) = on.sampler_mut() {
             builder.flush_from(sampler);
         }
         let dropped = builder.dropped();

@@ -1,11 +1,24 @@
-//! The nesprof front-end: the command-line interface and the test-ROM runner.
-//! The machine itself is the `emu` crate; profiling algorithms are in `gfc`;
-//! the glue between them is in `profiler`.
+//! The nesprof front-end: the command line (`cli/`, one module per
+//! subcommand), the window with audio and the live overlay (`play/`, `audio/`),
+//! the sweep experiment and its reports (`sweep/`), the test-ROM runner
+//! (`testrom/`) and the engines' lockstep comparison. The machine itself is
+//! the `emu` crate; profiling algorithms are in `gfc`; the glue between them
+//! is in `profiler`.
+//!
+//! Layering: `cli/` dispatches to the rest and nothing imports from it. What
+//! several subcommands share sits beside it: `open` (a ROM with an optional
+//! movie), `error` (exit codes), `emit` (the last line), `options` (shared
+//! option types), `progress` (the progress bar), `screenshot`.
 
 pub mod audio;
 pub mod cli;
+pub mod emit;
+pub mod error;
 pub mod lockstep;
+pub mod open;
+pub mod options;
 pub mod play;
+pub mod progress;
 pub mod screenshot;
 pub mod sweep;
 pub mod testrom;

@@ -21,8 +21,8 @@ fn snapshot(nes: &Nes) -> Snapshot {
     Snapshot {
         regs: nes.cpu_state(),
         cycles: nes.cycles(),
-        accesses: nes.bus.accesses(),
-        retired: nes.retired,
+        accesses: nes.accesses(),
+        retired: nes.retired(),
     }
 }
 
@@ -94,14 +94,14 @@ impl Lockstep {
     /// One frame in lockstep; returns the comparisons made.
     fn frame(&mut self, frame: u64) -> Result<u64, String> {
         let mut comparisons = 0;
-        self.translated.bus.ppu.frame_complete = false;
-        self.interp.bus.ppu.frame_complete = false;
-        while !self.translated.bus.ppu.frame_complete {
+        self.translated.begin_frame();
+        self.interp.begin_frame();
+        while !self.translated.frame_done() {
             let before = snapshot(&self.translated);
-            let pc = self.translated.cpu.pc;
+            let pc = self.translated.pc();
             self.translated.run_some();
-            let target = self.translated.retired;
-            while self.interp.retired < target {
+            let target = self.translated.retired();
+            while self.interp.retired() < target {
                 self.interp.step();
             }
             let (a, b) = (snapshot(&self.interp), snapshot(&self.translated));
@@ -115,7 +115,7 @@ impl Lockstep {
                 ));
             }
         }
-        if !self.interp.bus.ppu.frame_complete {
+        if !self.interp.frame_done() {
             return Err(format!(
                 "frame {frame}: the interpreter did not end the frame with the translator"
             ));

@@ -1,7 +1,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use nesprof::cli::{self, BadInput, Cli};
+use nesprof::cli::{self, Cli};
+use nesprof::error::{BadInput, EXIT_BAD_INPUT};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -10,7 +11,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e:#}");
             if e.downcast_ref::<BadInput>().is_some() {
-                ExitCode::from(cli::EXIT_BAD_INPUT)
+                ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::FAILURE
             }

@@ -10,7 +10,7 @@ use emu::Nes;
 
 /// The last frame as 0x00RRGGBB pixels.
 pub fn frame_rgb(nes: &Nes, table: &[u32]) -> Vec<u32> {
-    let ppu = &nes.bus.ppu;
+    let ppu = nes.ppu();
     let mut out = Vec::with_capacity(WIDTH * HEIGHT);
     for (y, row) in ppu.frame_buffer.chunks_exact(WIDTH).enumerate() {
         let base = ppu.emphasis[y] as usize * 64;
@@ -24,7 +24,7 @@ pub fn write_png(path: &Path, width: usize, height: usize, pixels: &[u32]) -> an
     let tmp = path.with_extension("png.tmp");
     // An output path that cannot be created is a bad argument (exit 2).
     let file = std::fs::File::create(&tmp)
-        .map_err(|e| crate::cli::BadInput(format!("cannot create {}: {e}", tmp.display())))?;
+        .map_err(|e| crate::error::BadInput(format!("cannot create {}: {e}", tmp.display())))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);

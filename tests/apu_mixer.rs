@@ -312,7 +312,7 @@ fn wav_of_a_short_run_is_locked_and_does_not_change_emulation() {
     assert_eq!(hashes(&with), hashes(&without), "audio changed emulation");
     let (rate, samples) = nesprof::audio::wav::read_wav(&path).unwrap();
     assert_eq!(rate, RATE);
-    let expected = 300.0 / emu::nes::FRAME_HZ_NTSC * RATE as f64;
+    let expected = 300.0 / emu::clock::FRAME_HZ_NTSC * RATE as f64;
     assert!(
         (samples.len() as f64 - expected).abs() < RATE as f64 / 60.0,
         "{} samples for 300 frames, expected about {expected:.0}",

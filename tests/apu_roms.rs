@@ -184,26 +184,26 @@ fn trace_dmc_rom(name: &str) -> DmcTrace {
     let mut nes = Nes::load(&rom).unwrap_or_else(|e| panic!("{e}"));
     let mut trace = DmcTrace::default();
     while nes.frame_count() < 120 && trace.parked_at_frame.is_none() {
-        let pc = nes.cpu.pc;
+        let pc = nes.pc();
         let (op, lo, hi) = (
             nes.peek(pc),
             nes.peek(pc.wrapping_add(1)),
             nes.peek(pc.wrapping_add(2)),
         );
         let stored = match op {
-            0x8D => Some(nes.cpu.a),
-            0x8E => Some(nes.cpu.x),
-            0x8C => Some(nes.cpu.y),
+            0x8D => Some(nes.cpu_state().a),
+            0x8E => Some(nes.cpu_state().x),
+            0x8C => Some(nes.cpu_state().y),
             _ => None,
         };
-        let level = nes.bus.apu.dmc_level();
+        let level = nes.apu().dmc_level();
         nes.step();
         let addr = u16::from_le_bytes([lo, hi]);
         let wrote = stored.filter(|_| addr == 0x4011 || addr == 0x4015);
         if let Some(v) = wrote {
             trace.writes.push((nes.cycles(), addr, v));
         }
-        if nes.bus.apu.dmc_level() != level && !(wrote.is_some() && addr == 0x4011) {
+        if nes.apu().dmc_level() != level && !(wrote.is_some() && addr == 0x4011) {
             trace.steps.push(nes.cycles());
         }
         if op == 0x4C && addr == pc {

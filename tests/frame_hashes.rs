@@ -152,7 +152,7 @@ fn catch_up_matches_cycle_by_cycle() {
         let bytes = std::fs::read(root.join(rom)).unwrap();
         let mut lazy = Nes::new(emu::Cartridge::from_bytes(&bytes).unwrap());
         let mut eager = Nes::new(emu::Cartridge::from_bytes(&bytes).unwrap());
-        eager.bus.set_eager_ppu(true);
+        eager.set_eager_ppu(true);
         for _ in 0..frames.min(240) {
             lazy.run_frame();
             eager.run_frame();
@@ -183,7 +183,7 @@ fn mmc3_catch_up_matches_cycle_by_cycle() {
     let replay = Replay::new(&rom, &movie).unwrap();
     let mut lazy = replay.power_on().unwrap();
     let mut eager = replay.power_on().unwrap();
-    eager.bus.set_eager_ppu(true);
+    eager.set_eager_ppu(true);
     let frames = 3000;
     while lazy.frame_count() < frames {
         replay.apply(&mut lazy, frames).unwrap();
@@ -208,7 +208,7 @@ fn mmc3_catch_up_matches_cycle_by_cycle() {
         let bytes = std::fs::read(root.join(name)).unwrap();
         let mut lazy = Nes::new(emu::Cartridge::from_bytes(&bytes).unwrap());
         let mut eager = Nes::new(emu::Cartridge::from_bytes(&bytes).unwrap());
-        eager.bus.set_eager_ppu(true);
+        eager.set_eager_ppu(true);
         for _ in 0..300 {
             lazy.run_frame();
             eager.run_frame();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use emu::sampling::{SampleCapture, Trigger};
+use emu::sampling::SampleCapture;
 use nesprof::lockstep::Lockstep;
 use nesprof::testrom::nrom_with_code;
 
@@ -169,19 +169,15 @@ fn dmc_fetches_inside_idle_loops() {
         let rom = nrom_with_code(&[setup, idle].concat());
         let mut pair = Lockstep::new(&rom, false).unwrap();
         for nes in [&mut pair.interp, &mut pair.translated] {
-            let trigger = Trigger::Emulated {
-                interval_cycles: 5,
-                jitter_cycles: 60,
-                seed: 3,
-            };
-            nes.probes.sampler = Some(SampleCapture::new(trigger, batch_len, nes.cycles()));
+            let cycles = nes.cycles();
+            nes.attach_sampler(SampleCapture::emulated(5, 60, 3, batch_len, cycles));
         }
         let comparisons = pair
             .run(30, |_| 0)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(comparisons > 0);
         let [a, b] = [&mut pair.interp, &mut pair.translated]
-            .map(|nes| nes.probes.sampler.as_mut().unwrap().take_batches());
+            .map(|nes| nes.sampler_mut().unwrap().take_batches());
         assert!(a.len() > 500, "{name}: {} batches", a.len());
         assert!(a == b, "{name}: the engines' batches differ");
     }

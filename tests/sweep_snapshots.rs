@@ -48,7 +48,7 @@ fn bundled_workloads_match_their_snapshots() {
 fn a_changed_snapshot_reads_as_a_cfg_diff() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = snapshots::dir(repo).join("cfgdemo.h90.ron");
-    let expected = profiler::cfg_file::CfgRecord::read(&path)
+    let expected = profiler::cfg_file::CfgFile::read(&path)
         .unwrap_or_else(|e| panic!("{e} (record it with `nesprof sweep --bless`)"));
     assert!(snapshots::mismatch(&expected, &expected).is_none());
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use emu::movie::{Movie, Replay};
 use emu::nes::Engine;
-use emu::{Cartridge, FlowCounts, Nes};
+use emu::{Cartridge, Nes};
 use gfc::Cfg;
 use profiler::session::{self, ProfileSettings};
 
@@ -19,12 +19,11 @@ fn repo(path: &str) -> PathBuf {
 fn record_truth(rom: &[u8], frames: u64, engine: Engine) -> Cfg {
     let mut nes = Nes::new(Cartridge::from_bytes(rom).unwrap());
     nes.set_engine(engine);
-    nes.probes.flow = Some(Box::new(FlowCounts::new()));
+    nes.record_flow();
     while nes.frame_count() < frames {
         nes.run_frame();
     }
-    nes.flush_probes();
-    profiler::truth::build(nes.probes.flow.as_ref().unwrap())
+    profiler::truth::build(&nes.take_flow_counts().unwrap())
 }
 
 /// cfgdemo's CFG, derived by hand from roms-test/cfgdemo.s with DESIGN.md's
@@ -215,8 +214,8 @@ fn both_engines_sample_the_same_batches() {
             assert_eq!(a, b, "{stem}: batch {i} differs between the engines");
         }
         assert_eq!(
-            ron::to_string(interp.gfc.graph()).unwrap(),
-            ron::to_string(translate.gfc.graph()).unwrap(),
+            ron::to_string(interp.builder.graph()).unwrap(),
+            ron::to_string(translate.builder.graph()).unwrap(),
             "{stem}: hot CFG differs between the engines"
         );
     }
@@ -230,31 +229,26 @@ fn both_engines_sample_the_same_batches() {
 /// frames must still be the interpreter's.
 #[test]
 fn dense_sampling_is_identical_on_both_engines() {
-    use emu::sampling::{SampleCapture, Trigger};
+    use emu::sampling::SampleCapture;
     for stem in ["lunarlimit", "fff", "maze"] {
         let (_, replay) = workload(stem);
         let run = |engine: Engine| {
             let mut nes = replay.power_on().unwrap();
             nes.set_engine(engine);
-            nes.probes.flow = Some(Box::new(FlowCounts::new()));
-            let trigger = Trigger::Emulated {
-                interval_cycles: 5,
-                jitter_cycles: 60,
-                seed: 11,
-            };
-            nes.probes.sampler = Some(SampleCapture::new(trigger, 3, nes.cycles()));
+            nes.record_flow();
+            let cycles = nes.cycles();
+            nes.attach_sampler(SampleCapture::emulated(5, 60, 11, 3, cycles));
             let mut batches = Vec::new();
             let mut frame_hashes = Vec::new();
             while nes.frame_count() < 300 {
                 replay.apply(&mut nes, u64::MAX).unwrap();
                 nes.run_frame();
-                let taken = nes.probes.sampler.as_mut().unwrap().take_batches();
+                let taken = nes.sampler_mut().unwrap().take_batches();
                 batches.extend(taken.iter().map(<[_]>::to_vec));
                 frame_hashes.push(nes.frame_hash());
             }
-            nes.flush_probes();
-            let truth = profiler::truth::build(nes.probes.flow.as_ref().unwrap());
-            (batches, nes.retired, frame_hashes, truth)
+            let truth = profiler::truth::build(&nes.take_flow_counts().unwrap());
+            (batches, nes.retired(), frame_hashes, truth)
         };
         let (a, b) = (run(Engine::Interpreter), run(Engine::Translator));
         assert!(a.0.len() > 10_000, "{stem}: {} batches", a.0.len());
@@ -283,7 +277,7 @@ fn replaying_the_stream_gives_the_live_graph() {
         let run = run.unwrap();
         assert_eq!(run.dropped_batches, 0);
         let replayed = session::replay_batches(&run.batches, gfc::THESIS_BEST);
-        let live = ron::to_string(run.gfc.graph()).unwrap();
+        let live = ron::to_string(run.builder.graph()).unwrap();
         let again = ron::to_string(replayed.graph()).unwrap();
         assert_eq!(
             live, again,

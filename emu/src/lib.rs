@@ -8,6 +8,7 @@
 pub mod apu;
 pub mod bus;
 pub mod cartridge;
+pub mod clock;
 pub mod controller;
 pub mod cpu;
 pub mod disasm;
@@ -19,6 +20,7 @@ pub mod mapper;
 pub mod movie;
 pub mod nes;
 pub mod ppu;
+pub mod probes;
 pub mod rom;
 pub mod sampling;
 pub mod trace;

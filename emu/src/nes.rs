@@ -1,6 +1,7 @@
 //! The one door into the machine. Front-ends (CLI, window, profiler, tests)
 //! drive a [`Nes`] and never reach into chip internals except through the
-//! read-only accessors here.
+//! methods here: the CPU, the bus and the probes are private, and the chips
+//! are seen read-only ([`Nes::ppu`], [`Nes::apu`], [`Nes::cartridge`]).
 
 use std::path::Path;
 
@@ -10,11 +11,12 @@ use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
 use crate::hash::fnv1a64;
+use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 use crate::translate::Translator;
 
 /// Which execution engine runs the CPU. Both give bit-identical results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Engine {
     /// Fetch, decode and execute one instruction at a time.
     Interpreter,
@@ -23,30 +25,43 @@ pub enum Engine {
     Translator,
 }
 
-/// Observers of execution, kept as data: what they record is read by the
-/// profiler. Both engines feed them identically; with none attached the
-/// run loop pays one branch per instruction.
-#[derive(Debug, Default)]
-pub struct Probes {
-    /// Exact control-flow counts (the ground-truth recorder's input).
-    pub flow: Option<Box<FlowCounts>>,
-    /// Count-and-time batch sampling.
-    pub sampler: Option<SampleCapture>,
+impl Engine {
+    pub const ALL: [Engine; 2] = [Engine::Interpreter, Engine::Translator];
+
+    /// The name on the command line (`--engine interp|translate`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Interpreter => "interp",
+            Engine::Translator => "translate",
+        }
+    }
 }
 
-/// CPU clock of an NTSC NES: the 21.477272 MHz master clock divided by 12.
-pub const CPU_HZ_NTSC: f64 = 21_477_272.0 / 12.0;
-/// Frames per second of an NTSC NES (the average over odd and even frames).
-pub const FRAME_HZ_NTSC: f64 = 60.0988;
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Engine, String> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| format!("unknown engine {s:?} (interp or translate)"))
+    }
+}
 
 pub struct Nes {
-    pub cpu: Cpu,
-    pub bus: Bus,
-    pub probes: Probes,
+    pub(crate) cpu: Cpu,
+    pub(crate) bus: Bus,
+    pub(crate) probes: Probes,
     engine: Engine,
     translator: Option<Box<Translator>>,
     /// Instructions and interrupt entries executed since power-on.
-    pub retired: u64,
+    retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
     single_step_blocks: bool,
     audio_rate: Option<u32>,
@@ -205,11 +220,50 @@ impl Nes {
     }
 
     /// Adds the translator's pending per-block counts to the flow counts, so
-    /// `probes.flow` is complete (call before reading it).
-    pub fn flush_probes(&mut self) {
+    /// that they are complete.
+    fn flush_flow(&mut self) {
         if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
             t.flush_counts(flow);
         }
+    }
+
+    /// Starts recording exact control-flow counts (the ground truth's input)
+    /// from now, replacing any counts recorded so far.
+    pub fn record_flow(&mut self) {
+        self.flush_flow();
+        self.probes.flow = Some(Box::new(FlowCounts::new()));
+    }
+
+    /// The flow counts recorded so far, complete up to the last instruction
+    /// run (`None` unless [`Nes::record_flow`] was called).
+    pub fn flow_counts(&mut self) -> Option<&FlowCounts> {
+        self.flush_flow();
+        self.probes.flow.as_deref()
+    }
+
+    /// Stops recording flow counts and hands them over.
+    pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
+        self.flush_flow();
+        self.probes.flow.take()
+    }
+
+    /// Attaches a sampler: from now on it sees every retired instruction.
+    pub fn attach_sampler(&mut self, sampler: SampleCapture) {
+        self.probes.sampler = Some(sampler);
+    }
+
+    pub fn sampler(&self) -> Option<&SampleCapture> {
+        self.probes.sampler.as_ref()
+    }
+
+    /// The attached sampler, to take its completed batches.
+    pub fn sampler_mut(&mut self) -> Option<&mut SampleCapture> {
+        self.probes.sampler.as_mut()
+    }
+
+    /// Detaches the sampler and hands it over.
+    pub fn take_sampler(&mut self) -> Option<SampleCapture> {
+        self.probes.sampler.take()
     }
 
     /// Translator statistics (blocks translated, invalidated, run), if it ran.
@@ -219,11 +273,23 @@ impl Nes {
 
     /// Runs until the PPU finishes the next visible frame (scanline 239).
     pub fn run_frame(&mut self) {
-        self.bus.ppu.frame_complete = false;
-        while !self.bus.ppu.frame_complete {
+        self.begin_frame();
+        while !self.frame_done() {
             self.run_some();
         }
         self.bus.sync_ppu();
+    }
+
+    /// Clears the end-of-frame flag: [`Nes::frame_done`] turns true when the
+    /// PPU next finishes scanline 239. For callers that run a frame in
+    /// smaller steps ([`Nes::run_some`], [`Nes::step`]), as lockstep does.
+    pub fn begin_frame(&mut self) {
+        self.bus.ppu.frame_complete = false;
+    }
+
+    /// Whether the PPU finished a visible frame since [`Nes::begin_frame`].
+    pub fn frame_done(&self) -> bool {
+        self.bus.ppu.frame_complete
     }
 
     /// Brings the lazily-run PPU up to the present, so its position and
@@ -261,6 +327,65 @@ impl Nes {
     /// CPU cycles since power-on.
     pub fn cycles(&self) -> u64 {
         self.bus.cycles
+    }
+
+    /// Instructions and interrupt entries executed since power-on.
+    pub fn retired(&self) -> u64 {
+        self.retired
+    }
+
+    /// The address of the next instruction.
+    pub fn pc(&self) -> u16 {
+        self.cpu.pc
+    }
+
+    /// Moves the program counter (nestest's automation mode starts at $C000
+    /// instead of the reset vector).
+    pub fn set_pc(&mut self, pc: u16) {
+        self.cpu.pc = pc;
+    }
+
+    /// Bus accesses since power-on (one per CPU cycle: see
+    /// [`Bus::accesses`]); lockstep tests compare it.
+    pub fn accesses(&self) -> u64 {
+        self.bus.accesses()
+    }
+
+    /// The picture processor, read-only (its frame buffer, emphasis bits,
+    /// VRAM through [`crate::ppu::Ppu::peek_vram`] with [`Nes::cartridge`]).
+    pub fn ppu(&self) -> &crate::ppu::Ppu {
+        &self.bus.ppu
+    }
+
+    /// The audio unit, read-only.
+    pub fn apu(&self) -> &crate::apu::Apu {
+        &self.bus.apu
+    }
+
+    /// The cartridge, read-only.
+    pub fn cartridge(&self) -> &Cartridge {
+        &self.bus.cart
+    }
+
+    /// Battery-backed PRG RAM, if the board has it.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        self.bus.cart.battery_ram()
+    }
+
+    /// Restores battery-backed PRG RAM from a save.
+    pub fn load_battery_ram(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.bus.cart.load_battery_ram(bytes)
+    }
+
+    /// The 2 KiB of CPU RAM, writable (tests set up machine states with it).
+    pub fn ram_mut(&mut self) -> &mut [u8] {
+        &mut self.bus.ram
+    }
+
+    /// Runs the PPU dot by dot with the CPU instead of catching it up lazily
+    /// (slower; for tests proving both give the same results).
+    pub fn set_eager_ppu(&mut self, eager: bool) {
+        self.bus.set_eager_ppu(eager);
     }
 
     /// Sets the buttons held on controller `port` (0 or 1); see

@@ -23,17 +23,57 @@ pub struct Retired {
     pub cycle: u64,
 }
 
-/// What starts a batch.
-#[derive(Debug, Clone)]
+/// What starts a batch: the one choice `profile --trigger`, the profiler's
+/// settings and the sampler share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Trigger {
+    /// A timer thread (the profiler's) sets a flag every X ms of real time,
+    /// as in the thesis; see [`SampleCapture::wall`].
+    Wall,
+    /// Every X ms of emulated time: deterministic; see
+    /// [`SampleCapture::emulated`].
+    Emulated,
+}
+
+impl Trigger {
+    pub const ALL: [Trigger; 2] = [Trigger::Wall, Trigger::Emulated];
+
+    /// The name on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::Wall => "wall",
+            Trigger::Emulated => "emulated",
+        }
+    }
+}
+
+impl std::fmt::Display for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Trigger {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Trigger, String> {
+        Trigger::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("unknown trigger {s:?} (wall or emulated)"))
+    }
+}
+
+/// How a capture learns that a batch is wanted.
+#[derive(Debug, Clone)]
+enum Request {
     /// An external flag, set by a timer thread every X ms of real time.
-    Wall(Arc<AtomicBool>),
+    Flag(Arc<AtomicBool>),
     /// Every `interval_cycles` CPU cycles of emulated time, plus a jitter of up
     /// to `jitter_cycles` drawn from a seeded generator.
-    Emulated {
+    Clock {
         interval_cycles: u64,
         jitter_cycles: u64,
-        seed: u64,
     },
 }
 
@@ -87,7 +127,7 @@ impl Batches {
 
 #[derive(Debug)]
 pub struct SampleCapture {
-    trigger: Trigger,
+    request: Request,
     /// The cycle from which the engine must ask [`SampleCapture::sample_next`]
     /// before each instruction: 0 while a batch is being collected, else the
     /// next trigger cycle (emulated) or the next look at the flag (wall).
@@ -115,14 +155,40 @@ pub struct SampleCapture {
 }
 
 impl SampleCapture {
-    pub fn new(trigger: Trigger, batch_len: usize, start_cycle: u64) -> SampleCapture {
+    /// Batches of `batch_len` instructions whenever a timer thread sets
+    /// `flag` (the [`Trigger::Wall`] trigger), watched from `start_cycle` on.
+    pub fn wall(flag: Arc<AtomicBool>, batch_len: usize, start_cycle: u64) -> SampleCapture {
+        Self::new(Request::Flag(flag), 0, batch_len, start_cycle)
+    }
+
+    /// Batches of `batch_len` instructions every `interval_cycles` CPU
+    /// cycles of emulated time, each delayed by a further 0..=`jitter_cycles`
+    /// drawn from a generator seeded with `seed` (the [`Trigger::Emulated`]
+    /// trigger); the first interval starts at `start_cycle`.
+    pub fn emulated(
+        interval_cycles: u64,
+        jitter_cycles: u64,
+        seed: u64,
+        batch_len: usize,
+        start_cycle: u64,
+    ) -> SampleCapture {
+        let request = Request::Clock {
+            interval_cycles,
+            jitter_cycles,
+        };
+        Self::new(
+            request,
+            seed ^ 0x9E37_79B9_7F4A_7C15,
+            batch_len,
+            start_cycle,
+        )
+    }
+
+    fn new(request: Request, rng_state: u64, batch_len: usize, start_cycle: u64) -> SampleCapture {
         let batch_len = batch_len.max(1);
         let mut capture = SampleCapture {
-            rng_state: match &trigger {
-                Trigger::Emulated { seed, .. } => *seed ^ 0x9E37_79B9_7F4A_7C15,
-                Trigger::Wall(_) => 0,
-            },
-            trigger,
+            rng_state,
+            request,
             due: 0,
             batch_len,
             records: Vec::with_capacity(batch_len * 2 * RESERVED_BATCHES),
@@ -148,11 +214,10 @@ impl SampleCapture {
     }
 
     fn schedule_from(&mut self, cycle: u64) {
-        match self.trigger {
-            Trigger::Emulated {
+        match self.request {
+            Request::Clock {
                 interval_cycles,
                 jitter_cycles,
-                ..
             } => {
                 let jitter = if jitter_cycles > 0 {
                     self.next_random() % (jitter_cycles + 1)
@@ -162,7 +227,7 @@ impl SampleCapture {
                 self.next_trigger_cycle = cycle + interval_cycles.max(1) + jitter;
                 self.due = self.next_trigger_cycle;
             }
-            Trigger::Wall(_) => self.due = cycle + WALL_POLL_CYCLES,
+            Request::Flag(_) => self.due = cycle + WALL_POLL_CYCLES,
         }
     }
 
@@ -181,10 +246,10 @@ impl SampleCapture {
         if self.collecting {
             return true;
         }
-        let requested = match &self.trigger {
-            Trigger::Emulated { .. } => cycle >= self.next_trigger_cycle,
+        let requested = match &self.request {
+            Request::Clock { .. } => cycle >= self.next_trigger_cycle,
             // The request is consumed when the batch starts.
-            Trigger::Wall(flag) => flag.swap(false, Ordering::Relaxed),
+            Request::Flag(flag) => flag.swap(false, Ordering::Relaxed),
         };
         if requested {
             self.collecting = true;
@@ -206,10 +271,10 @@ impl SampleCapture {
     /// an idle wall trigger, whose request may come at any time), so the
     /// translator's idle-loop skipping stops short of it.
     pub fn next_due_cycle(&self) -> u64 {
-        match (&self.trigger, self.collecting) {
+        match (&self.request, self.collecting) {
             (_, true) => 0,
-            (Trigger::Emulated { .. }, false) => self.next_trigger_cycle,
-            (Trigger::Wall(_), false) => u64::MAX,
+            (Request::Clock { .. }, false) => self.next_trigger_cycle,
+            (Request::Flag(_), false) => u64::MAX,
         }
     }
 
@@ -374,15 +439,7 @@ mod tests {
 
     #[test]
     fn emulated_trigger_takes_consecutive_batches() {
-        let mut cap = SampleCapture::new(
-            Trigger::Emulated {
-                interval_cycles: 100,
-                jitter_cycles: 0,
-                seed: 1,
-            },
-            3,
-            0,
-        );
+        let mut cap = SampleCapture::emulated(100, 0, 1, 3, 0);
         let mut cycle = 0;
         for pc in 0..200u16 {
             if cap.sample_next(cycle) {
@@ -405,7 +462,7 @@ mod tests {
     #[test]
     fn interrupt_entries_do_not_count_towards_n() {
         let flag = Arc::new(AtomicBool::new(true));
-        let mut cap = SampleCapture::new(Trigger::Wall(flag.clone()), 2, 0);
+        let mut cap = SampleCapture::wall(flag.clone(), 2, 0);
         assert!(
             !cap.sample_next(WALL_POLL_CYCLES - 1),
             "the flag is looked at once per poll period"
@@ -430,15 +487,7 @@ mod tests {
 
     #[test]
     fn a_run_is_recorded_up_to_the_batch_end_with_its_cycles_shifted() {
-        let mut cap = SampleCapture::new(
-            Trigger::Emulated {
-                interval_cycles: 100,
-                jitter_cycles: 0,
-                seed: 0,
-            },
-            4,
-            0,
-        );
+        let mut cap = SampleCapture::emulated(100, 0, 0, 4, 0);
         assert!(cap.sample_next(100));
         cap.record(instr(1, 100));
         let run: Vec<Retired> = (0..6).map(|i| instr(10 + i, 3 * i as u64)).collect();
@@ -461,12 +510,7 @@ mod tests {
 
     /// A capture whose batches of `batch_len` follow one another at once.
     fn back_to_back(batch_len: usize) -> SampleCapture {
-        let trigger = Trigger::Emulated {
-            interval_cycles: 1,
-            jitter_cycles: 0,
-            seed: 0,
-        };
-        SampleCapture::new(trigger, batch_len, 0)
+        SampleCapture::emulated(1, 0, 0, batch_len, 0)
     }
 
     /// Records the instruction at `pc`, starting at cycle `pc * 10 + 1`.
@@ -530,15 +574,7 @@ mod tests {
     #[test]
     fn jitter_is_deterministic() {
         let run = || {
-            let mut cap = SampleCapture::new(
-                Trigger::Emulated {
-                    interval_cycles: 50,
-                    jitter_cycles: 20,
-                    seed: 7,
-                },
-                1,
-                0,
-            );
+            let mut cap = SampleCapture::emulated(50, 20, 7, 1, 0);
             let mut starts = Vec::new();
             for cycle in 0..2000 {
                 if cap.sample_next(cycle) {

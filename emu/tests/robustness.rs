@@ -77,7 +77,7 @@ proptest! {
         bytes.resize(bytes.len() + chr_banks as usize * 8192, 0x55);
         let cart = Cartridge::from_bytes(&bytes).expect("well-formed image loads");
         let mut nes = Nes::new(cart);
-        nes.bus.ram.copy_from_slice(&ram);
+        nes.ram_mut().copy_from_slice(&ram);
         while nes.cycles() < 100_000 {
             nes.step();
         }

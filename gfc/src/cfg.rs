@@ -1,5 +1,6 @@
 //! The control-flow graph type shared by the sampled (GFCGaussiano) and the
-//! ground-truth (instrumented) graphs, and its versioned file form.
+//! ground-truth (instrumented) graphs. Its file form (a versioned record
+//! with the ROM it came from) is the profiler's `cfg_file`.
 //!
 //! Plain data: blocks keyed by entry address, directed edges keyed by
 //! (src entry, dst entry) carrying transition counts, and per-handler counts
@@ -15,10 +16,6 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
-
-/// Version of the CFG file format ([`CfgFile`]). Bump on any change to the
-/// serialized shape of [`Cfg`] or [`Block`].
-pub const CFG_FORMAT_VERSION: u32 = 1;
 
 /// The edge store: nodes are block entries, weights are transition counts.
 pub type EdgeGraph = GraphMap<Addr, u64, Directed, AddrHashBuilder>;
@@ -330,55 +327,6 @@ impl<'de> Deserialize<'de> for Cfg {
     }
 }
 
-/// A CFG file: the graph plus the format version, checked on load.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CfgFile {
-    /// Always [`CFG_FORMAT_VERSION`] when written by this crate.
-    pub version: u32,
-    /// The graph.
-    pub cfg: Cfg,
-}
-
-/// A CFG file written by an incompatible version.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CfgVersionError {
-    /// Version found in the file.
-    pub found: u32,
-}
-
-impl fmt::Display for CfgVersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "CFG file field version: {} is not supported (expected {})",
-            self.found, CFG_FORMAT_VERSION
-        )
-    }
-}
-
-impl std::error::Error for CfgVersionError {}
-
-impl CfgFile {
-    /// Wraps `cfg` with the current format version.
-    pub fn new(cfg: Cfg) -> Self {
-        CfgFile {
-            version: CFG_FORMAT_VERSION,
-            cfg,
-        }
-    }
-
-    /// The graph, if the file's version is the one this crate reads.
-    pub fn into_cfg(self) -> Result<Cfg, CfgVersionError> {
-        if self.version == CFG_FORMAT_VERSION {
-            Ok(self.cfg)
-        } else {
-            Err(CfgVersionError {
-                found: self.version,
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,18 +389,6 @@ mod tests {
                     count: 1
                 },
             ]
-        );
-    }
-
-    #[test]
-    fn version_is_checked() {
-        let f = CfgFile::new(Cfg::new());
-        assert_eq!(f.version, CFG_FORMAT_VERSION);
-        assert!(f.clone().into_cfg().is_ok());
-        let bad = CfgFile { version: 99, ..f };
-        assert_eq!(
-            bad.into_cfg().unwrap_err().to_string(),
-            "CFG file field version: 99 is not supported (expected 1)"
         );
     }
 }

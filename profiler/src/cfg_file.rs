@@ -9,11 +9,11 @@ use gfc::Cfg;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// Version of [`CfgRecord`]'s shape; bumped on incompatible changes.
-pub const RECORD_VERSION: u32 = 1;
+/// Version of [`CfgFile`]'s shape; bumped on incompatible changes.
+pub const CFG_FILE_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CfgRecord {
+pub struct CfgFile {
     pub version: u32,
     /// What the graph is: `truth`, `h90` or `sampled`.
     pub kind: String,
@@ -36,11 +36,11 @@ pub enum CfgFileError {
     },
     #[error("{path}: not a CFG record: {problem}")]
     Parse { path: PathBuf, problem: String },
-    #[error("{path}: CFG record version {found}, this nesprof reads version {RECORD_VERSION}")]
+    #[error("{path}: CFG record version {found}, this nesprof reads version {CFG_FILE_VERSION}")]
     Version { path: PathBuf, found: u32 },
 }
 
-impl CfgRecord {
+impl CfgFile {
     pub fn to_ron(&self) -> String {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
             .expect("CFG records serialize")
@@ -57,7 +57,7 @@ impl CfgRecord {
         std::fs::rename(&tmp, path).map_err(io)
     }
 
-    pub fn read(path: &Path) -> Result<CfgRecord, CfgFileError> {
+    pub fn read(path: &Path) -> Result<CfgFile, CfgFileError> {
         let text = std::fs::read_to_string(path).map_err(|source| CfgFileError::Io {
             path: path.to_path_buf(),
             source,
@@ -65,7 +65,7 @@ impl CfgRecord {
         Self::parse(&text, path)
     }
 
-    pub fn parse(text: &str, path: &Path) -> Result<CfgRecord, CfgFileError> {
+    pub fn parse(text: &str, path: &Path) -> Result<CfgFile, CfgFileError> {
         // Check the version before the full shape, so an old or future file
         // gets a version error rather than a confusing field error.
         #[derive(Deserialize)]
@@ -78,7 +78,7 @@ impl CfgRecord {
         };
         let options = ron::Options::default();
         if let Ok(v) = options.from_str::<VersionOnly>(text) {
-            if v.version != RECORD_VERSION {
+            if v.version != CFG_FILE_VERSION {
                 return Err(CfgFileError::Version {
                     path: path.to_path_buf(),
                     found: v.version,
@@ -86,5 +86,39 @@ impl CfgRecord {
             }
         }
         options.from_str(text).map_err(parse_err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> CfgFile {
+        let mut cfg = Cfg::new();
+        cfg.insert_block(gfc::Block::new(0x8000, 2));
+        cfg.add_edge(0x8000, 0x8000, 3);
+        CfgFile {
+            version: CFG_FILE_VERSION,
+            kind: "truth".into(),
+            rom_name: "x.nes".into(),
+            rom_hash: "0123456789abcdef".into(),
+            frames: 60,
+            cfg,
+            disasm: BTreeMap::from([(0x8000, "JMP $8000".to_string())]),
+        }
+    }
+
+    #[test]
+    fn round_trips_and_checks_its_version() {
+        let path = Path::new("x.ron");
+        let text = sample().to_ron();
+        let back = CfgFile::parse(&text, path).unwrap();
+        assert_eq!(back.cfg, sample().cfg);
+        assert_eq!(back.to_ron(), text);
+        let future = text.replacen(&format!("version: {CFG_FILE_VERSION}"), "version: 7", 1);
+        let err = CfgFile::parse(&future, path).unwrap_err().to_string();
+        assert!(err.contains("version 7"), "{err}");
+        let err = CfgFile::parse("(version: 1, kind: 3)", path).unwrap_err();
+        assert!(matches!(err, CfgFileError::Parse { .. }), "{err}");
     }
 }

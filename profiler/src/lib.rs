@@ -1,12 +1,28 @@
-//! Glue between the emulator and the GFC algorithms: the count-and-time sampler
-//! (wall-clock timer thread and emulated-clock trigger), the ground-truth CFG
-//! recorder, sample-stream files and the builder thread.
+//! Glue between the emulator and the hot-CFG algorithms: the profiling
+//! lifecycle (`session`: attach / after each frame / finish, the one path
+//! `profile`, `sweep` and the live overlay take), the wall-clock trigger's
+//! timer thread (`timer`), the feeder thread that hands batches to a builder
+//! (`feeder`), the conversion of retired instructions into samples
+//! (`convert`), the ground-truth CFG (`truth`), sample-stream files
+//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs.
+//!
+//! The capture of samples itself — recording N consecutive instructions
+//! when a batch is due — is not here but in `emu/src/sampling.rs`
+//! (`emu::sampling::SampleCapture`): it sits on the emulator's hot path, in
+//! both engines' run loops, where a call across crates per instruction would
+//! cost more than the sampling does. This crate owns everything around it:
+//! what triggers it, where its batches go.
+//!
+//! The path of a sample: `emu/src/sampling.rs` (captured as the instruction
+//! retires) → `session.rs` (taken after the frame) → `feeder.rs` (converted
+//! by `convert.rs`, on the feeder's thread) → the builder
+//! (`gfc/src/gaussiano/mod.rs`) → the hot CFG (`gfc/src/cfg.rs`).
 
-pub mod builder;
 pub mod cfg_file;
 pub mod convert;
 pub mod diff;
 pub mod dot;
+pub mod feeder;
 pub mod report;
 pub mod session;
 pub mod stream;

@@ -7,7 +7,7 @@ use emu::cpu::opcodes::OPCODES;
 use emu::{FlowCounts, Nes};
 use gfc::Cfg;
 
-use crate::cfg_file::{CfgRecord, RECORD_VERSION};
+use crate::cfg_file::{CfgFile, CFG_FILE_VERSION};
 
 /// Disassembly of every instruction address in `cfg`, using the opcode the
 /// recorder saw executed there and the operand bytes in memory now (code that
@@ -34,9 +34,9 @@ pub fn record(
     frames: u64,
     cfg: Cfg,
     disasm: BTreeMap<u32, String>,
-) -> CfgRecord {
-    CfgRecord {
-        version: RECORD_VERSION,
+) -> CfgFile {
+    CfgFile {
+        version: CFG_FILE_VERSION,
         kind: kind.to_string(),
         rom_name: rom_name.to_string(),
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(rom_bytes)),

@@ -1,37 +1,33 @@
-//! One profiling run: the emulator runs a ROM (optionally replaying a movie)
-//! with the ground-truth recorder and the count-and-time sampler attached;
-//! after each frame the batches it completed are kept (for the sample
-//! stream) and offered to the builder thread, which grows the hot CFG live
-//! (one message per frame; a full queue drops them, counted per batch). At the end the truth CFG is
-//! derived from the recorded flow counts.
+//! The profiling lifecycle, in one place: [`Session`] attaches the
+//! count-and-time sampler (and, when asked, the ground-truth recorder) to a
+//! machine, offers the batches it completes to the feeder thread after each
+//! frame (at most one message per [`crate::feeder::OFFER_INTERVAL`]; a full
+//! queue drops them for the builder, counted per batch), and at the end
+//! detaches everything and hands back the builder's final state, the sample
+//! stream and the flow counts. `profile`, `sweep` (through [`run`]) and the
+//! live overlay all go through it.
 //!
 //! Emulated-time triggering makes a run deterministic: the same ROM, movie and
 //! settings give the same batches, truth and (without drops) hot CFG.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use emu::clock::CPU_HZ_NTSC;
 use emu::movie::Replay;
-use emu::nes::{Engine, Nes, CPU_HZ_NTSC};
-use emu::sampling::{Batches, SampleCapture, Trigger};
+use emu::nes::{Engine, Nes};
+use emu::sampling::{SampleCapture, Trigger};
 use emu::FlowCounts;
-use gfc::{Cfg, GfcGaussiano, GfcParams, Sample};
+use gfc::{Cfg, GfcGaussiano, GfcParams, HotCfgBuilder, Sample};
+use parking_lot::RwLock;
 
-use crate::builder::BuilderHandle;
+use crate::feeder::{Feeder, Snapshot};
 use crate::timer::WallTimer;
-use crate::{convert, truth};
-
-/// What starts a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TriggerKind {
-    /// A timer thread, every X ms of real time (the thesis' setup).
-    Wall,
-    /// Every X ms of emulated time (deterministic).
-    Emulated,
-}
+use crate::truth;
 
 #[derive(Debug, Clone)]
 pub struct ProfileSettings {
-    pub trigger: TriggerKind,
+    pub trigger: Trigger,
     /// X: milliseconds between batches.
     pub interval_ms: f64,
     /// N: instructions per batch.
@@ -51,7 +47,7 @@ impl Default for ProfileSettings {
     /// The thesis' setup: X = 3 ms, N = 25, its best configuration.
     fn default() -> Self {
         ProfileSettings {
-            trigger: TriggerKind::Emulated,
+            trigger: Trigger::Emulated,
             interval_ms: 3.0,
             batch_len: 25,
             jitter_ms: 0.0,
@@ -68,12 +64,162 @@ pub fn ms_to_cycles(ms: f64) -> u64 {
     (ms * CPU_HZ_NTSC / 1000.0).round().max(1.0) as u64
 }
 
+/// The sampler for `settings`, scheduled from `start_cycle`, and the wall
+/// timer if its trigger needs one.
+pub fn sampler(settings: &ProfileSettings, start_cycle: u64) -> (SampleCapture, Option<WallTimer>) {
+    match settings.trigger {
+        Trigger::Emulated => {
+            let jitter_cycles = if settings.jitter_ms > 0.0 {
+                ms_to_cycles(settings.jitter_ms)
+            } else {
+                0
+            };
+            let capture = SampleCapture::emulated(
+                ms_to_cycles(settings.interval_ms),
+                jitter_cycles,
+                settings.seed,
+                settings.batch_len,
+                start_cycle,
+            );
+            (capture, None)
+        }
+        Trigger::Wall => {
+            let timer = WallTimer::start(Duration::from_secs_f64(settings.interval_ms / 1000.0));
+            let capture = SampleCapture::wall(timer.flag(), settings.batch_len, start_cycle);
+            (capture, Some(timer))
+        }
+    }
+}
+
+/// What a session records besides the sampled hot CFG.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recording {
+    /// The exact control-flow counts the truth CFG is built from.
+    pub truth: bool,
+    /// Every batch, converted, in order (the sample stream's content).
+    pub stream: bool,
+    /// Batches between two snapshots the feeder publishes.
+    pub publish_every: u64,
+}
+
+impl Default for Recording {
+    /// What `profile` and `sweep` record: everything.
+    fn default() -> Self {
+        Recording {
+            truth: true,
+            stream: true,
+            publish_every: 64,
+        }
+    }
+}
+
+/// A profiling session attached to one machine.
+pub struct Session {
+    feeder: Feeder,
+    timer: Option<WallTimer>,
+    start_retired: u64,
+    start: Instant,
+}
+
+/// What a finished session hands back.
+pub struct Finished {
+    /// The builder's final state.
+    pub builder: Box<dyn HotCfgBuilder>,
+    /// Every completed batch, in order (empty unless the stream was kept).
+    pub batches: Vec<Vec<Sample>>,
+    /// The flow counts (if the truth was recorded).
+    pub counts: Option<Box<FlowCounts>>,
+    pub executed_instructions: u64,
+    pub sampled_instructions: u64,
+    pub dropped_batches: u64,
+    pub wall: Duration,
+}
+
+impl Session {
+    /// Switches `nes` to the settings' engine, attaches the sampler (and the
+    /// flow recorder, if `recording.truth`) and starts the feeder with
+    /// GFCGaussiano at the settings' parameters.
+    pub fn attach(nes: &mut Nes, settings: &ProfileSettings, recording: Recording) -> Session {
+        nes.set_engine(settings.engine);
+        if recording.truth {
+            nes.record_flow();
+        }
+        let (capture, timer) = sampler(settings, nes.cycles());
+        nes.attach_sampler(capture);
+        let feeder = Feeder::spawn(
+            Box::new(GfcGaussiano::new(settings.params)),
+            settings.queue,
+            recording.publish_every,
+            recording.stream,
+        );
+        Session {
+            feeder,
+            timer,
+            start_retired: nes.retired(),
+            start: Instant::now(),
+        }
+    }
+
+    /// After each emulated frame: offers the completed batches to the
+    /// feeder when [`crate::feeder::OFFER_INTERVAL`] has passed since the
+    /// last offer. Never blocks.
+    pub fn after_frame(&mut self, nes: &mut Nes) {
+        if let Some(sampler) = nes.sampler_mut() {
+            self.feeder.offer_from(sampler);
+        }
+    }
+
+    /// The feeder's latest published snapshot.
+    pub fn snapshot(&self) -> Arc<RwLock<Snapshot>> {
+        self.feeder.snapshot()
+    }
+
+    /// Batches dropped for the builder so far.
+    pub fn dropped(&self) -> u64 {
+        self.feeder.dropped()
+    }
+
+    /// Starts the hot CFG over with `builder`, and the flow counts with it
+    /// if they are recorded, so both cover the same stretch of the run.
+    pub fn restart(&mut self, nes: &mut Nes, builder: Box<dyn HotCfgBuilder>) {
+        self.feeder.reset(builder);
+        if nes.flow_counts().is_some() {
+            nes.record_flow();
+        }
+    }
+
+    /// Offers every batch completed so far, waits for the feeder to process
+    /// them, and detaches the probes from `nes`.
+    pub fn finish(mut self, nes: &mut Nes) -> Finished {
+        if let Some(sampler) = nes.sampler_mut() {
+            self.feeder.flush_from(sampler);
+        }
+        if let Some(timer) = self.timer.take() {
+            timer.stop();
+        }
+        let wall = self.start.elapsed();
+        let counts = nes.take_flow_counts();
+        let sampled_instructions = nes.take_sampler().map_or(0, |s| s.sampled_instructions);
+        let dropped_batches = self.feeder.dropped();
+        let fed = self.feeder.finish();
+        Finished {
+            builder: fed.builder,
+            batches: fed.stream,
+            counts,
+            executed_instructions: nes.retired() - self.start_retired,
+            sampled_instructions,
+            dropped_batches,
+            wall,
+        }
+    }
+}
+
 /// Everything a run produced.
 pub struct ProfileRun {
     /// Every completed batch, in order (the sample stream's content).
     pub batches: Vec<Vec<Sample>>,
     /// The live builder's final state.
-    pub gfc: GfcGaussiano,
+    pub builder: Box<dyn HotCfgBuilder>,
     /// The exact CFG.
     pub truth: Cfg,
     /// Raw counts behind `truth` (for disassembly and deeper reports).
@@ -87,46 +233,9 @@ pub struct ProfileRun {
     pub wall: Duration,
 }
 
-/// Attaches the probes for `settings` to `nes`; returns the wall timer if the
-/// trigger needs one.
-pub fn attach(nes: &mut Nes, settings: &ProfileSettings) -> Option<WallTimer> {
-    nes.set_engine(settings.engine);
-    nes.probes.flow = Some(Box::new(FlowCounts::new()));
-    let (sampler, timer) = sampler(settings, nes.cycles());
-    nes.probes.sampler = Some(sampler);
-    timer
-}
-
-/// The sampler for `settings`, scheduled from `start_cycle`, and the wall
-/// timer if its trigger needs one.
-pub fn sampler(settings: &ProfileSettings, start_cycle: u64) -> (SampleCapture, Option<WallTimer>) {
-    let (trigger, timer) = match settings.trigger {
-        TriggerKind::Emulated => (
-            Trigger::Emulated {
-                interval_cycles: ms_to_cycles(settings.interval_ms),
-                jitter_cycles: if settings.jitter_ms > 0.0 {
-                    ms_to_cycles(settings.jitter_ms)
-                } else {
-                    0
-                },
-                seed: settings.seed,
-            },
-            None,
-        ),
-        TriggerKind::Wall => {
-            let timer = WallTimer::start(Duration::from_secs_f64(settings.interval_ms / 1000.0));
-            (Trigger::Wall(timer.flag()), Some(timer))
-        }
-    };
-    (
-        SampleCapture::new(trigger, settings.batch_len, start_cycle),
-        timer,
-    )
-}
-
 /// Runs `nes` (already powered on, probes not yet attached) until frame
-/// `frames`, replaying `replay` if given. `progress(frame)` is called after
-/// each frame.
+/// `frames`, replaying `replay` if given, in a [`Session`] that records
+/// everything. `progress(frame)` is called after each frame.
 pub fn run(
     nes: &mut Nes,
     replay: Option<&Replay>,
@@ -134,11 +243,7 @@ pub fn run(
     settings: &ProfileSettings,
     mut progress: impl FnMut(u64),
 ) -> Result<ProfileRun, String> {
-    let timer = attach(nes, settings);
-    let mut builder = BuilderHandle::spawn(settings.params, settings.queue, 64);
-    let mut batches = Batches::default();
-    let start = Instant::now();
-    let start_retired = nes.retired;
+    let mut session = Session::attach(nes, settings, Recording::default());
     while nes.frame_count() < frames {
         if let Some(replay) = replay {
             replay.apply(nes, frames).map_err(|p| p.to_string())?;
@@ -147,46 +252,25 @@ pub fn run(
             }
         }
         nes.run_frame();
-        if builder.offer_due() {
-            offer_keeping(nes, &mut builder, &mut batches);
-        }
+        session.after_frame(nes);
         progress(nes.frame_count());
     }
-    offer_keeping(nes, &mut builder, &mut batches);
-    if let Some(timer) = timer {
-        timer.stop();
-    }
-    let wall = start.elapsed();
-    nes.flush_probes();
-    let counts = nes.probes.flow.take().expect("flow counts attached");
-    let sampler = nes.probes.sampler.take().expect("sampler attached");
-    let dropped_batches = builder.dropped();
-    let gfc = builder.finish();
+    let finished = session.finish(nes);
+    let counts = finished.counts.expect("flow counts recorded");
     let truth = truth::build(&counts);
     Ok(ProfileRun {
-        // Converted after the run: during it only the builder converts.
-        batches: batches.iter().map(convert::batch).collect(),
-        gfc,
+        batches: finished.batches,
+        builder: finished.builder,
         truth,
-        executed_instructions: nes.retired - start_retired,
-        sampled_instructions: sampler.sampled_instructions,
         counts,
-        dropped_batches,
+        executed_instructions: finished.executed_instructions,
+        sampled_instructions: finished.sampled_instructions,
+        dropped_batches: finished.dropped_batches,
         frames: nes.frame_count(),
         frame_hash: nes.frame_hash(),
         ram_hash: nes.ram_hash(),
-        wall,
+        wall: finished.wall,
     })
-}
-
-/// Offers the sampler's completed batches to the builder, keeping a copy
-/// for the sample stream.
-fn offer_keeping(nes: &mut Nes, builder: &mut BuilderHandle, kept: &mut Batches) {
-    if let Some(sampler) = nes.probes.sampler.as_mut() {
-        let taken = builder.take_from(sampler);
-        kept.append(&taken);
-        builder.offer(taken);
-    }
 }
 
 /// Replays recorded batches through a fresh GFCGaussiano (the offline path

@@ -6,11 +6,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use profiler::cfg_file::CfgRecord;
+use emu::nes::Engine;
+use profiler::cfg_file::CfgFile;
 
-use super::profile::progress_bar;
-use super::run::EngineArg;
-use super::{emit, load_rom, movie, BadInput};
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::open::open;
+use crate::options;
+use crate::progress::frames_bar;
 
 /// Frames recorded when neither `--frames` nor a movie says how many.
 const DEFAULT_FRAMES: u64 = 600;
@@ -42,8 +45,8 @@ pub struct RecordArgs {
     #[arg(long)]
     pub frames: Option<u64>,
     /// CPU engine; both record the identical CFG.
-    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
-    pub engine: EngineArg,
+    #[arg(long, value_parser = options::engine(), default_value = "translate")]
+    pub engine: Engine,
     /// Where to write the CFG record.
     #[arg(long, value_name = "F.ron")]
     pub out: PathBuf,
@@ -81,21 +84,15 @@ pub fn run(args: CfgArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn read_record(path: &Path) -> anyhow::Result<CfgRecord> {
-    CfgRecord::read(path).map_err(|e| BadInput(e.to_string()).into())
+fn read_record(path: &Path) -> anyhow::Result<CfgFile> {
+    CfgFile::read(path).map_err(|e| BadInput(e.to_string()).into())
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
-    let rom_bytes = movie::read_rom(&args.rom)?;
-    let (mut nes, replay) = match &args.movie {
-        Some(path) => {
-            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
-            (nes, Some(replay))
-        }
-        None => (load_rom(&args.rom)?, None),
-    };
-    nes.set_engine(args.engine.into());
-    nes.probes.flow = Some(Box::new(emu::FlowCounts::new()));
+    let opened = open(&args.rom, args.movie.as_deref())?;
+    let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
+    nes.set_engine(args.engine);
+    nes.record_flow();
     let frames = args
         .frames
         .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
@@ -104,7 +101,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let bar = progress_bar(frames, &rom_name);
+    let bar = frames_bar(frames, &rom_name);
     let start = Instant::now();
     while nes.frame_count() < frames {
         if let Some(replay) = &replay {
@@ -120,14 +117,13 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
             bar.set_position(nes.frame_count());
         }
     }
-    nes.flush_probes();
+    let counts = nes.take_flow_counts().expect("recorder attached");
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    let counts = nes.probes.flow.as_ref().expect("recorder attached");
-    let truth = profiler::truth::build(counts);
+    let truth = profiler::truth::build(&counts);
     let h90 = gfc::h90(&truth);
-    let disasm = profiler::report::disassemble(&truth, counts, &nes);
+    let disasm = profiler::report::disassemble(&truth, &counts, &nes);
     let record = profiler::report::record(
         "truth",
         &rom_name,
@@ -146,7 +142,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     emit(&format!(
         "frames={} instructions={} blocks={} edges={} edges_h90={} fps={:.1} frame_hash={:016x}",
         nes.frame_count(),
-        nes.retired,
+        nes.retired(),
         record.cfg.num_blocks(),
         record.cfg.num_edges(),
         h90.num_edges(),

@@ -1,22 +1,22 @@
-//! Command-line interface: the clap definitions and one module per subcommand.
-//! The contract (argument names, last-line formats, exit codes) is fixed by
-//! DESIGN.md; scripts and tests depend on it.
+//! Command-line interface: the clap definitions, one module per subcommand,
+//! and the dispatch. Nothing below `cli/` imports from it: what subcommands
+//! share (opening ROMs, errors, the last line, option types, the progress
+//! bar) lives in modules of its own beside it. The contract (argument names,
+//! last-line formats, exit codes) is fixed by DESIGN.md; scripts and tests
+//! depend on it.
 
 mod cfg;
 pub mod movie;
+mod play;
 pub mod profile;
 pub mod run;
 pub mod sweep;
 mod test;
 mod trace;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// Exit code for bad arguments or bad input files (clap uses it for usage errors).
-pub const EXIT_BAD_INPUT: u8 = 2;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,7 +44,7 @@ pub enum Command {
     /// Profile a run: sampled hot CFG (GFCGaussiano) vs the exact CFG.
     Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
-    Play(crate::play::PlayArgs),
+    Play(play::PlayArgs),
     /// The thesis' experiment: all 144 GFCGaussiano configurations over workloads.
     // (The variant's doc comment would replace the args' long_about.)
     #[command(long_about = sweep::LONG_ABOUT)]
@@ -61,38 +61,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Test(args) => test::run(args),
         Command::Trace(args) => trace::run(args),
-        Command::Play(args) => crate::play::run(args),
+        Command::Play(args) => play::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Movie(args) => movie::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Cfg(args) => cfg::run(args),
     }
-}
-
-/// Error for input the user gave us that we cannot use: exit code 2.
-#[derive(Debug)]
-pub struct BadInput(pub String);
-
-impl std::fmt::Display for BadInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-/// Prints a line to stdout. When the reader has gone away (`nesprof ... |
-/// head`), exits quietly with the conventional SIGPIPE status instead of
-/// panicking as `println!` would.
-pub fn emit(line: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
-        std::process::exit(141);
-    }
-}
-
-/// Loads a ROM, turning load errors into [`BadInput`].
-pub fn load_rom(path: &Path) -> anyhow::Result<emu::Nes> {
-    emu::Nes::load(path).map_err(|e| BadInput(e.to_string()).into())
 }

@@ -1,18 +1,18 @@
 //! `nesprof movie`: FM2 tools. `movie gen` plays a game with a seeded input
 //! bot (see `bot.rs`) and records it; `movie info` describes a movie and
-//! checks it against a ROM. Also the loading shared by `run`, `play` and
-//! `test` when they replay a movie.
+//! checks it against a ROM.
 
 mod bot;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use emu::movie::{self, Movie, MovieError, Replay};
-use emu::{Cartridge, EmuError, Nes};
+use emu::movie::{self, Movie, MovieError};
 
-use super::{emit, BadInput};
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::open::{checksum_warning, new_movie_header, power_on_for_recording, read_rom};
 
 pub use bot::{Bot, BotSettings};
 
@@ -70,98 +70,6 @@ fn movie_error(e: MovieError) -> anyhow::Error {
     BadInput(e.to_string()).into()
 }
 
-fn rom_error(e: EmuError) -> anyhow::Error {
-    BadInput(e.to_string()).into()
-}
-
-/// Reads a ROM file's bytes; errors name the file.
-pub fn read_rom(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| {
-        rom_error(EmuError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    })
-}
-
-/// The checksum-mismatch warning, naming both sides; `None` if they match or
-/// the movie names no checksum.
-pub fn checksum_warning(
-    movie: &Movie,
-    movie_path: &Path,
-    rom: &Path,
-    rom_bytes: &[u8],
-) -> Option<String> {
-    let expected = movie.header.rom_checksum?;
-    let actual = movie::rom_checksum(rom_bytes).ok()?;
-    (expected != actual).then(|| {
-        format!(
-            "warning: {} was recorded with ROM {} (romChecksum {}), but {} has checksum {}; playback may desync",
-            movie_path.display(),
-            if movie.header.rom_filename.is_empty() {
-                "(unnamed)"
-            } else {
-                &movie.header.rom_filename
-            },
-            movie::format_checksum(&expected),
-            rom.display(),
-            movie::format_checksum(&actual)
-        )
-    })
-}
-
-/// Loads a ROM and a movie for replay: warns on stderr if the movie was made
-/// with another ROM, and powers the machine on as FCEUX does for movies.
-pub fn load_replay(rom: &Path, movie_path: &Path) -> anyhow::Result<(Nes, Replay, Movie)> {
-    let rom_bytes = read_rom(rom)?;
-    let movie = Movie::load(movie_path).map_err(movie_error)?;
-    if let Some(warning) = checksum_warning(&movie, movie_path, rom, &rom_bytes) {
-        eprintln!("{warning}");
-    }
-    let replay =
-        Replay::new(&rom_bytes, &movie).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
-    let nes = replay
-        .power_on()
-        .map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
-    Ok((nes, replay, movie))
-}
-
-/// A fresh movie header for recording play of `rom` (file bytes given).
-pub fn new_header(rom: &Path, rom_bytes: &[u8], guid_seed: u64, comment: String) -> movie::Header {
-    movie::Header {
-        rom_filename: rom
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        rom_checksum: movie::rom_checksum(rom_bytes).ok(),
-        guid: guid_from(guid_seed),
-        comments: vec![comment],
-        ..movie::Header::default()
-    }
-}
-
-/// A GUID-shaped string (FCEUX's `8-4-4-4-12` hex) derived from `seed`, so a
-/// generated movie is the same file every time.
-fn guid_from(seed: u64) -> String {
-    let a = emu::hash::fnv1a64(&seed.to_le_bytes());
-    let b = emu::hash::fnv1a64(&a.to_le_bytes());
-    format!(
-        "{:08X}-{:04X}-{:04X}-{:04X}-{:012X}",
-        a >> 32,
-        (a >> 16) & 0xFFFF,
-        a & 0xFFFF,
-        b >> 48,
-        b & 0xFFFF_FFFF_FFFF
-    )
-}
-
-/// Powers on a machine for recording (FCEUX's movie power-on) from ROM bytes.
-pub fn power_on_for_recording(rom: &Path, rom_bytes: &[u8]) -> anyhow::Result<Nes> {
-    let cart =
-        Cartridge::from_bytes(rom_bytes).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
-    Ok(movie::power_on(cart, movie::RamInit::default()))
-}
-
 fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
     let rom_bytes = read_rom(&args.rom)?;
     let mut nes = power_on_for_recording(&args.rom, &rom_bytes)?;
@@ -187,7 +95,7 @@ fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
         args.seed, args.frames, args.start_every
     );
     let movie = Movie {
-        header: new_header(&args.rom, &rom_bytes, args.seed, comment),
+        header: new_movie_header(&args.rom, &rom_bytes, args.seed, comment),
         frames,
     };
     movie.save(&args.out).map_err(movie_error)?;

@@ -8,19 +8,18 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
+use emu::clock::minutes_to_frames;
+use emu::nes::Engine;
+use emu::sampling::Trigger;
 use gfc::{GfcParams, Metrics};
-use indicatif::{ProgressBar, ProgressStyle};
-use profiler::session::{self, ProfileSettings, TriggerKind};
+use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
-use super::run::EngineArg;
-use super::{emit, load_rom, movie, BadInput};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TriggerArg {
-    Wall,
-    Emulated,
-}
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::open::open;
+use crate::options;
+use crate::progress::frames_bar;
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
@@ -37,8 +36,8 @@ pub struct ProfileArgs {
     pub frames: Option<u64>,
     /// What starts a batch: a real-time timer thread (as in the thesis) or
     /// emulated time (deterministic; the default).
-    #[arg(long, value_enum, default_value_t = TriggerArg::Emulated)]
-    pub trigger: TriggerArg,
+    #[arg(long, value_parser = options::trigger(), default_value = "emulated")]
+    pub trigger: Trigger,
     /// X: milliseconds between batches.
     #[arg(long, default_value_t = 3.0)]
     pub interval_ms: f64,
@@ -55,29 +54,11 @@ pub struct ProfileArgs {
     #[arg(long, default_value = "10,15,13,5")]
     pub config: GfcParams,
     /// CPU engine.
-    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
-    pub engine: EngineArg,
+    #[arg(long, value_parser = options::engine(), default_value = "translate")]
+    pub engine: Engine,
     /// Output directory (default: results/profile-<rom>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-/// Frames in `minutes` of NTSC time.
-pub fn minutes_to_frames(minutes: f64) -> u64 {
-    (minutes * 60.0 * emu::nes::FRAME_HZ_NTSC).round() as u64
-}
-
-pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg:>12} [{bar:40}] {pos}/{len} frames ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_message(label.to_string());
-    bar
 }
 
 fn stem(path: &Path) -> String {
@@ -90,30 +71,21 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if args.interval_ms.is_nan() || args.interval_ms <= 0.0 || args.batch == 0 {
         return Err(BadInput("--interval-ms must be > 0 and --batch at least 1".into()).into());
     }
-    let rom_bytes = movie::read_rom(&args.rom)?;
-    let (mut nes, replay) = match &args.movie {
-        Some(path) => {
-            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
-            (nes, Some(replay))
-        }
-        None => (load_rom(&args.rom)?, None),
-    };
+    let opened = open(&args.rom, args.movie.as_deref())?;
+    let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match (args.frames, args.minutes) {
         (Some(f), _) => f,
         (None, Some(m)) => minutes_to_frames(m),
         (None, None) => replay.as_ref().map_or(minutes_to_frames(5.0), |r| r.len()),
     };
     let settings = ProfileSettings {
-        trigger: match args.trigger {
-            TriggerArg::Wall => TriggerKind::Wall,
-            TriggerArg::Emulated => TriggerKind::Emulated,
-        },
+        trigger: args.trigger,
         interval_ms: args.interval_ms,
         batch_len: args.batch,
         jitter_ms: args.jitter_ms,
         seed: args.seed,
         params: args.config,
-        engine: args.engine.into(),
+        engine: args.engine,
         ..ProfileSettings::default()
     };
     let out_dir = args
@@ -123,7 +95,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
 
-    let bar = progress_bar(frames, &stem(&args.rom));
+    let bar = frames_bar(frames, &stem(&args.rom));
     let result = session::run(&mut nes, replay.as_ref(), frames, &settings, |f| {
         bar.set_position(f)
     })
@@ -131,7 +103,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
 
     let h90 = gfc::h90(&result.truth);
-    let hot = result.gfc.graph();
+    let hot = result.builder.graph();
     let metrics = Metrics::compute(
         hot,
         &result.truth,
@@ -177,7 +149,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
         movie: args.movie.as_ref().map(|m| m.display().to_string()),
-        trigger: format!("{:?}", args.trigger).to_lowercase(),
+        trigger: args.trigger.name().to_string(),
         interval_ms: args.interval_ms,
         batch_len: args.batch,
         jitter_ms: args.jitter_ms,
@@ -233,7 +205,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         "hot CFG    {} blocks, {} edges, {} bins",
         hot.num_blocks(),
         hot.num_edges(),
-        result.gfc.num_bins()
+        result.builder.bins().len()
     );
     let _ = writeln!(
         report,

@@ -6,7 +6,12 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{emit, load_rom, movie, BadInput};
+use emu::nes::Engine;
+
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::open::open;
+use crate::options;
 
 /// Frames run when neither `--frames` nor a movie says how many.
 const DEFAULT_FRAMES: u64 = 600;
@@ -25,8 +30,8 @@ pub struct RunArgs {
     pub movie: Option<PathBuf>,
     /// CPU engine: the dynamic translator (default) or the interpreter; both
     /// give bit-identical runs.
-    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
-    pub engine: EngineArg,
+    #[arg(long, value_parser = options::engine(), default_value = "translate")]
+    pub engine: Engine,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
@@ -35,31 +40,10 @@ pub struct RunArgs {
     pub wav: Option<PathBuf>,
 }
 
-/// The `--engine` values of DESIGN.md's CLI contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineArg {
-    Interp,
-    Translate,
-}
-
-impl From<EngineArg> for emu::nes::Engine {
-    fn from(e: EngineArg) -> Self {
-        match e {
-            EngineArg::Interp => emu::nes::Engine::Interpreter,
-            EngineArg::Translate => emu::nes::Engine::Translator,
-        }
-    }
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (mut nes, replay) = match &args.movie {
-        Some(path) => {
-            let (nes, replay, _) = movie::load_replay(&args.rom, path)?;
-            (nes, Some(replay))
-        }
-        None => (load_rom(&args.rom)?, None),
-    };
-    nes.set_engine(args.engine.into());
+    let opened = open(&args.rom, args.movie.as_deref())?;
+    let (mut nes, replay) = (opened.nes, opened.replay);
+    nes.set_engine(args.engine);
     let mut audio = Vec::new();
     if args.wav.is_some() {
         nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);
@@ -78,9 +62,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 break;
             }
         }
-        let before = nes.retired;
+        let before = nes.retired();
         nes.run_frame();
-        instructions += nes.retired - before;
+        instructions += nes.retired() - before;
         nes.take_audio(&mut audio);
     }
     let seconds = start.elapsed().as_secs_f64();

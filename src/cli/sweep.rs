@@ -11,13 +11,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use emu::nes::Engine;
 use gfc::{GfcParams, THESIS_BEST};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use profiler::session::ProfileSettings;
 
-use super::profile::progress_bar;
-use super::run::EngineArg;
-use super::{emit, BadInput};
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::options;
+use crate::progress::frames_bar;
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
 
@@ -115,8 +117,8 @@ pub struct SweepArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// CPU engine for the emulations.
-    #[arg(long, value_enum, default_value_t = EngineArg::Translate)]
-    pub engine: EngineArg,
+    #[arg(long, value_parser = options::engine(), default_value = "translate")]
+    pub engine: Engine,
     /// Re-record the regression snapshots in tests/snapshots/ and exit.
     #[arg(long, conflicts_with_all = ["rom", "workloads", "only", "minutes"])]
     pub bless: bool,
@@ -142,7 +144,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let settings = ProfileSettings {
         interval_ms: args.interval_ms,
         batch_len: args.batch,
-        engine: args.engine.into(),
+        engine: args.engine,
         ..ProfileSettings::default()
     };
     // Checked before the (minutes-long) run, and a bad --out is a bad
@@ -362,7 +364,7 @@ impl Bars {
 
 impl Observer for Bars {
     fn emulating(&self, index: usize, name: &str, frames: u64) {
-        let bar = self.multi.add(progress_bar(frames, name));
+        let bar = self.multi.add(frames_bar(frames, name));
         if let Ok(mut map) = self.emulations.lock() {
             map.insert(index, bar);
         }

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{emit, BadInput};
+use crate::emit::emit;
+use crate::error::{BadInput, EXIT_BAD_INPUT};
+use crate::open::checksum_warning;
 use crate::testrom::{self, Manifest, Protocol, TestOptions};
 
 #[derive(Debug, Args)]
@@ -116,7 +118,7 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         let name = testrom::display_name(rom, &manifest);
         if let (Some(movie), Some(path)) = (&movie, &args.movie) {
             if let Ok(bytes) = std::fs::read(rom) {
-                if let Some(w) = super::movie::checksum_warning(movie, path, rom, &bytes) {
+                if let Some(w) = checksum_warning(movie, path, rom, &bytes) {
                     eprintln!("{w}");
                 }
             }
@@ -158,7 +160,7 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     }
     emit(&format!("{passed} passed, {failed} failed"));
     Ok(if unreadable > 0 {
-        ExitCode::from(super::EXIT_BAD_INPUT)
+        ExitCode::from(EXIT_BAD_INPUT)
     } else if failed > 0 {
         ExitCode::FAILURE
     } else {

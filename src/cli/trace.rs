@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::load_rom;
+use crate::open::load_rom;
 
 #[derive(Debug, Args)]
 pub struct TraceArgs {
@@ -23,7 +23,7 @@ pub struct TraceArgs {
 pub fn run(args: TraceArgs) -> anyhow::Result<ExitCode> {
     let mut nes = load_rom(&args.rom)?;
     if args.nestest {
-        nes.cpu.pc = 0xC000;
+        nes.set_pc(0xC000);
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

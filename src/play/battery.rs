@@ -18,11 +18,11 @@ impl BatterySave {
     /// Loads `<rom>.sav` into the cartridge if the board has a battery.
     /// Returns `None` for boards without one.
     pub fn open(rom: &Path, nes: &mut Nes) -> Option<BatterySave> {
-        nes.bus.cart.battery_ram()?;
+        nes.battery_ram()?;
         let path = rom.with_extension("sav");
         let mut last_written = None;
         if let Ok(bytes) = std::fs::read(&path) {
-            match nes.bus.cart.load_battery_ram(&bytes) {
+            match nes.load_battery_ram(&bytes) {
                 Ok(()) => {
                     eprintln!("loaded battery save {}", path.display());
                     last_written = Some(bytes);
@@ -39,7 +39,7 @@ impl BatterySave {
 
     /// Writes the save if the RAM changed since the last write.
     pub fn write(&mut self, nes: &Nes) {
-        let Some(ram) = nes.bus.cart.battery_ram() else {
+        let Some(ram) = nes.battery_ram() else {
             return;
         };
         if self.last_written.as_deref() == Some(ram) {

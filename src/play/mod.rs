@@ -30,69 +30,46 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use clap::Args;
 use emu::ppu::{palette, HEIGHT, WIDTH};
+use emu::sampling::Trigger;
 use emu::Nes;
 use minifb::{Key, KeyRepeat, Window, WindowOptions};
 
 pub use keys::KeyMap;
 use overlay::Overlay;
 use pacing::Pacer;
-use profiler::session::{ProfileSettings, TriggerKind};
+use profiler::session::ProfileSettings;
 
-use crate::cli::profile::TriggerArg;
-use crate::cli::{emit, load_rom, movie, BadInput};
+use crate::emit::emit;
+use crate::error::BadInput;
+use crate::open::{load_replay, load_rom};
 use crate::screenshot;
 
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Without a display, `play` prints one line and exits with code 2 \
-(`--headless` needs none). Without a sound device, or in a build without the `audio` \
-feature (the default: it needs libasound2-dev to build), it says so in one line and \
-plays muted."
-)]
-pub struct PlayArgs {
-    /// The iNES (.nes) file to play.
+/// What to play and how: `nesprof play`'s options (see `cli/play.rs`).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
     pub rom: PathBuf,
     /// Window scale factor (each NES pixel becomes N×N).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub scale: u32,
-    /// Key bindings overriding the defaults, e.g. "a=K,b=J,start=Space".
-    /// Defaults: arrows, X = A, Z = B, Enter = Start, Right Shift = Select.
-    #[arg(long, default_value = "")]
+    /// Key bindings overriding the defaults (see [`KeyMap::parse`]).
     pub keys: String,
-    /// Quit after this many frames (for scripted runs).
-    #[arg(long)]
+    /// Quit after this many frames.
     pub frames: Option<u64>,
-    /// No sound.
-    #[arg(long)]
     pub mute: bool,
     /// Replay this FCEUX movie; the keyboard is ignored until it ends.
-    #[arg(long, value_name = "F.fm2", conflicts_with = "record")]
     pub movie: Option<PathBuf>,
-    /// Record the keyboard input into this FCEUX movie. It is written
-    /// atomically every few seconds and when the window closes, also on Ctrl-C.
-    #[arg(long, value_name = "F.fm2")]
+    /// Record the keyboard input into this FCEUX movie.
     pub record: Option<PathBuf>,
-    /// Show the live hot CFG beside the game (keys: O hide, C colouring,
-    /// 1-4 parameter preset, R reset).
-    #[arg(long)]
+    /// Show the live hot CFG beside the game.
     pub overlay: bool,
-    /// With --overlay: live similarity, precision and weighted against the
-    /// exact CFG recorded in the same run (updated about once a second).
-    #[arg(long, requires = "overlay")]
+    /// With the overlay: live metrics against the exact CFG.
     pub truth: bool,
-    /// With --overlay: what starts a sample batch. Default: wall (a real-time
-    /// timer, as in the thesis) in a window, emulated with --headless.
-    #[arg(long, value_enum, requires = "overlay")]
-    pub trigger: Option<TriggerArg>,
-    /// No window, audio or pacing: run --frames N as fast as possible (for
-    /// tests and documentation; pair with --screenshot).
-    #[arg(long, requires = "frames", conflicts_with = "record")]
+    /// With the overlay: what starts a batch (default: wall in a window,
+    /// emulated headless).
+    pub trigger: Option<Trigger>,
+    /// No window, audio or pacing: `frames` frames as fast as possible.
     pub headless: bool,
-    /// Write the window image (game, and panel with --overlay) to this PNG
-    /// at the end.
-    #[arg(long, value_name = "F.png")]
+    /// Write the window image to this PNG at the end.
     pub screenshot: Option<PathBuf>,
 }
 
@@ -115,24 +92,21 @@ fn scale_into(src: &[u32], scale: usize, dst: &mut [u32], stride: usize) {
     }
 }
 
-fn profile_settings(args: &PlayArgs) -> ProfileSettings {
+fn profile_settings(args: &Options) -> ProfileSettings {
     let trigger = args.trigger.unwrap_or(if args.headless {
-        TriggerArg::Emulated
+        Trigger::Emulated
     } else {
-        TriggerArg::Wall
+        Trigger::Wall
     });
     ProfileSettings {
-        trigger: match trigger {
-            TriggerArg::Wall => TriggerKind::Wall,
-            TriggerArg::Emulated => TriggerKind::Emulated,
-        },
+        trigger,
         ..ProfileSettings::default()
     }
 }
 
 /// `--headless`: the frames as fast as possible, then the window image.
 fn run_headless(
-    args: &PlayArgs,
+    args: &Options,
     mut nes: Nes,
     replay: Option<emu::movie::Replay>,
     mut overlay: Option<Overlay>,
@@ -317,12 +291,12 @@ fn no_window_message(cause: &str) -> String {
     )
 }
 
-pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
     let mut replay = None;
     let mut recorder = None;
     let mut nes: Nes = if let Some(path) = &args.movie {
-        let (nes, r, _) = movie::load_replay(&args.rom, path)?;
+        let (nes, r, _) = load_replay(&args.rom, path)?;
         replay = Some(r);
         nes
     } else if let Some(path) = &args.record {
@@ -370,7 +344,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 
     let table = palette::rgb_table();
     let mut buffer = vec![0u32; stride * HEIGHT * scale];
-    let mut pacer = Pacer::new(emu::nes::FRAME_HZ_NTSC);
+    let mut pacer = Pacer::new(emu::clock::FRAME_HZ_NTSC);
     let mut paused = false;
     let mut fps_window = (Instant::now(), 0u32);
     let mut stats = FrameStats::default();

@@ -12,7 +12,8 @@ use std::sync::{Arc, OnceLock};
 use emu::movie::{FrameInput, Movie};
 use emu::Nes;
 
-use crate::cli::{movie, BadInput};
+use crate::error::BadInput;
+use crate::open::{new_movie_header, power_on_for_recording, read_rom};
 
 /// Frames between saves while recording (10 s).
 const SAVE_EVERY_FRAMES: u64 = 600;
@@ -26,13 +27,13 @@ pub struct Recorder {
 impl Recorder {
     /// Powers the ROM on for recording into `path`.
     pub fn start(rom: &Path, path: &Path) -> anyhow::Result<(Nes, Recorder)> {
-        let rom_bytes = movie::read_rom(rom)?;
-        let nes = movie::power_on_for_recording(rom, &rom_bytes)?;
+        let rom_bytes = read_rom(rom)?;
+        let nes = power_on_for_recording(rom, &rom_bytes)?;
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0);
-        let header = movie::new_header(
+        let header = new_movie_header(
             rom,
             &rom_bytes,
             stamp,

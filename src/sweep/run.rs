@@ -19,13 +19,13 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use gfc::{Cfg, GfcParams, HotFraction, Metrics, Sample};
-use profiler::cfg_file::CfgRecord;
+use profiler::cfg_file::CfgFile;
 use profiler::session::{self, ProfileSettings};
 
 use super::workloads::Workload;
 use super::H99_PERCENT;
-use crate::cli::movie;
-use crate::cli::profile::minutes_to_frames;
+use crate::open::open;
+use emu::clock::minutes_to_frames;
 
 /// Emulated minutes when neither the workload nor the command line says and
 /// there is no movie: the thesis' runs were ~5 minutes.
@@ -45,9 +45,9 @@ pub struct Emulated {
     pub frame_hash: u64,
     /// H90 of the truth as a record (with disassembly): the snapshot and the
     /// per-workload output file.
-    pub h90_record: CfgRecord,
+    pub h90_record: CfgFile,
     /// The hot CFG at the thesis' best configuration, as a record.
-    pub best_record: CfgRecord,
+    pub best_record: CfgFile,
     pub wall: Duration,
 }
 
@@ -90,14 +90,8 @@ pub fn prepare(w: &Workload, minutes: Option<f64>) -> Result<Prepared, WorkloadE
         )));
     }
     let bad = |e: anyhow::Error| WorkloadError::Bad(format!("{}: {e:#}", w.name));
-    let rom_bytes = movie::read_rom(&w.rom).map_err(bad)?;
-    let (nes, replay) = match &w.movie {
-        Some(m) => {
-            let (nes, replay, _) = movie::load_replay(&w.rom, m).map_err(bad)?;
-            (nes, Some(replay))
-        }
-        None => (crate::cli::load_rom(&w.rom).map_err(bad)?, None),
-    };
+    let opened = open(&w.rom, w.movie.as_deref()).map_err(bad)?;
+    let (nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match minutes.or(w.minutes) {
         Some(m) => minutes_to_frames(m),
         None => replay
@@ -216,8 +210,8 @@ pub struct WorkloadResult {
     pub emulate_wall: Duration,
     /// The 144 configurations, in id order.
     pub configs: Vec<ConfigResult>,
-    pub h90_record: CfgRecord,
-    pub best_record: CfgRecord,
+    pub h90_record: CfgFile,
+    pub best_record: CfgFile,
 }
 
 impl WorkloadResult {

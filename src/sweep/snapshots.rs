@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use profiler::cfg_file::CfgRecord;
+use profiler::cfg_file::CfgFile;
 use profiler::session::ProfileSettings;
 
 use super::run::{self, Quiet};
@@ -31,7 +31,7 @@ pub const BLESS_VAR: &str = "NESPROF_BLESS";
 pub struct Snapshot {
     /// File name inside the snapshot directory.
     pub file: String,
-    pub record: CfgRecord,
+    pub record: CfgFile,
 }
 
 /// `tests/snapshots` of the repository at `repo`.
@@ -98,7 +98,7 @@ pub fn compare(dir: &Path, snaps: &[Snapshot]) -> Vec<String> {
         .iter()
         .filter_map(|s| {
             let path = dir.join(&s.file);
-            let expected = match CfgRecord::read(&path) {
+            let expected = match CfgFile::read(&path) {
                 Ok(r) => r,
                 Err(e) => return Some(format!("{e}\n(record it with `nesprof sweep --bless`)")),
             };
@@ -108,7 +108,7 @@ pub fn compare(dir: &Path, snaps: &[Snapshot]) -> Vec<String> {
 }
 
 /// What differs between a stored record and a fresh one, or `None`.
-pub fn mismatch(expected: &CfgRecord, actual: &CfgRecord) -> Option<String> {
+pub fn mismatch(expected: &CfgFile, actual: &CfgFile) -> Option<String> {
     let mut out = Vec::new();
     for (field, a, b) in [
         ("kind", &expected.kind, &actual.kind),

@@ -174,7 +174,7 @@ fn nestest_log(nes: &mut Nes, rom: &Path) -> Verdict {
         }
     };
     // Automation mode: start at $C000 after the 7-cycle reset sequence.
-    nes.cpu.pc = 0xC000;
+    nes.set_pc(0xC000);
     let mut lines = 0;
     for (index, expected) in log.lines().enumerate() {
         let got = emu::trace::nestest_line(nes);
@@ -204,7 +204,7 @@ const JMP_ABSOLUTE: u8 = 0x4C;
 /// Whether the instruction at PC is `JMP` to itself: the final loop of the
 /// 2005-era blargg tests.
 fn parked(nes: &Nes) -> bool {
-    let pc = nes.cpu.pc;
+    let pc = nes.pc();
     nes.peek(pc) == JMP_ABSOLUTE
         && u16::from_le_bytes([nes.peek(pc.wrapping_add(1)), nes.peek(pc.wrapping_add(2))]) == pc
 }
@@ -229,10 +229,10 @@ fn zero_page(nes: &mut Nes, addr: u8, options: &TestOptions, frames: &mut Frames
                 frames: frame,
             };
         }
-        if parked(nes) && parked_at == Some(nes.cpu.pc) {
+        if parked(nes) && parked_at == Some(nes.pc()) {
             parked_frames += 1;
         } else {
-            parked_at = parked(nes).then_some(nes.cpu.pc);
+            parked_at = parked(nes).then_some(nes.pc());
             parked_frames = u32::from(parked_at.is_some());
         }
         if parked_frames >= PARKED_FRAMES {

@@ -9,13 +9,13 @@ const ROWS: u16 = 30;
 /// The visible nametable as lines of text, trailing blanks trimmed, empty
 /// lines dropped.
 pub fn screen_text(nes: &Nes) -> Vec<String> {
-    let ppu = &nes.bus.ppu;
+    let ppu = nes.ppu();
     let base = ppu.base_nametable();
     (0..ROWS)
         .map(|row| {
             (0..COLUMNS)
                 .map(|col| {
-                    let tile = ppu.peek_vram(base + row * COLUMNS + col, &nes.bus.cart);
+                    let tile = ppu.peek_vram(base + row * COLUMNS + col, nes.cartridge());
                     if (0x20..0x7F).contains(&tile) {
                         tile as char
                     } else {

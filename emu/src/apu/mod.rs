@@ -42,8 +42,8 @@ mod triangle;
 pub use blip::{MAX_RATIO, MIN_RATIO};
 pub use filter::FilterMode;
 
+use crate::clock::CPU_HZ_NTSC;
 use crate::dma::Dma;
-use crate::nes::CPU_HZ_NTSC;
 use dmc::Dmc;
 use frame_counter::{FrameClock, FrameCounter};
 use noise::Noise;

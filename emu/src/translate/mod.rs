@@ -37,7 +37,7 @@ use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{CodeSource, Cpu};
 use crate::flow_counts::FlowCounts;
-use crate::nes::Probes;
+use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 
 /// Invalidations after which a RAM entry point is left to the interpreter.

@@ -2,10 +2,12 @@
 //! the game, as tall as the scaled picture, redrawn every frame from the
 //! GFCGaussiano builder's latest published snapshot.
 //!
-//! Threads: the emulation thread (the window's) runs the sampler and offers
-//! each batch to the builder thread with `try_send`; the builder publishes
-//! snapshots behind a parking_lot lock, which the panel reads with
-//! `try_read` only (`view.rs`), so the emulation never waits on the panel.
+//! Threads: the emulation thread (the window's) runs the sampler, and a
+//! profiling session (`profiler::session`, the same one `profile` uses)
+//! offers its batches to the feeder thread with `try_send`; the feeder
+//! publishes the builder's snapshots behind a parking_lot lock, which the
+//! panel reads with `try_read` only (`view.rs`), so the emulation never
+//! waits on the panel.
 //! With `--truth` a third thread builds the exact CFG about once a second
 //! for the live metrics (`truth.rs`).
 //!
@@ -30,12 +32,11 @@ pub mod view;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use emu::flow_counts::FlowCounts;
 use emu::Nes;
+use gfc::GfcGaussiano;
 use parking_lot::RwLock;
-use profiler::builder::{BuilderHandle, Snapshot};
-use profiler::session::{self, ProfileSettings};
-use profiler::timer::WallTimer;
+use profiler::feeder::Snapshot;
+use profiler::session::{ProfileSettings, Recording, Session};
 
 use axis::{Axis, Bands};
 use canvas::Canvas;
@@ -76,9 +77,9 @@ const TRUTH_EVERY_FRAMES: u64 = 60;
 const PUBLISH_EVERY: u64 = 16;
 
 pub struct Overlay {
-    builder: Option<BuilderHandle>,
+    /// The profiling session; gone once [`Overlay::settle`] finished it.
+    session: Option<Session>,
     snapshot: Arc<RwLock<Snapshot>>,
-    _timer: Option<WallTimer>,
     truth: Option<TruthWorker>,
     params: gfc::GfcParams,
     view: View,
@@ -96,7 +97,7 @@ pub struct Overlay {
     retired_at_reset: u64,
     dropped_at_reset: u64,
     last_truth_frame: u64,
-    /// Drops of the finished builder (after [`Overlay::settle`]).
+    /// Drops of the finished session (after [`Overlay::settle`]).
     final_dropped: Option<u64>,
     line: String,
 }
@@ -105,20 +106,20 @@ impl Overlay {
     /// Attaches the sampler (and, with `truth`, the flow recorder) to `nes`
     /// and starts the builder; the panel is for a game drawn at `scale`.
     pub fn new(nes: &mut Nes, settings: &ProfileSettings, truth: bool, scale: usize) -> Overlay {
-        let timer = session::attach(nes, settings);
-        if !truth {
-            // The recorder costs emulation time; only --truth reads it.
-            nes.probes.flow = None;
-        }
-        let builder = BuilderHandle::spawn(settings.params, settings.queue, PUBLISH_EVERY);
-        let snapshot = builder.snapshot();
+        // The recorder costs emulation time; only --truth reads it.
+        let recording = Recording {
+            truth,
+            stream: false,
+            publish_every: PUBLISH_EVERY,
+        };
+        let session = Session::attach(nes, settings, recording);
+        let snapshot = session.snapshot();
         let layout = Layout::new(scale);
         let bands = Bands::default();
         Overlay {
             truth: truth.then(|| TruthWorker::spawn(snapshot.clone())),
-            builder: Some(builder),
+            session: Some(session),
             snapshot,
-            _timer: timer,
             params: settings.params,
             view: View::default(),
             edge_history: History::default(),
@@ -131,7 +132,7 @@ impl Overlay {
             ramps: Ramps::default(),
             colouring: Colouring::Count,
             visible: true,
-            retired_at_reset: nes.retired,
+            retired_at_reset: nes.retired(),
             dropped_at_reset: 0,
             last_truth_frame: nes.frame_count(),
             final_dropped: None,
@@ -178,16 +179,15 @@ impl Overlay {
     }
 
     fn dropped(&self) -> u64 {
-        self.builder.as_ref().map_or(0, BuilderHandle::dropped)
+        self.session.as_ref().map_or(0, Session::dropped)
     }
 
-    /// After each emulated frame: hands the sampler's batches to the builder,
+    /// After each emulated frame: hands the sampler's batches to the feeder,
     /// picks up a new snapshot if one was published, and now and then starts
     /// a ground-truth comparison. Never blocks.
     pub fn after_frame(&mut self, nes: &mut Nes) {
-        if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
-        {
-            builder.offer_from(sampler);
+        if let Some(session) = self.session.as_mut() {
+            session.after_frame(nes);
         }
         let frame = nes.frame_count();
         if self.view.refresh(&self.snapshot) {
@@ -195,8 +195,7 @@ impl Overlay {
         }
         if let Some(worker) = self.truth.as_mut() {
             if frame >= self.last_truth_frame + TRUTH_EVERY_FRAMES && worker.idle() {
-                nes.flush_probes();
-                if let Some(counts) = nes.probes.flow.as_deref() {
+                if let Some(counts) = nes.flow_counts() {
                     worker.submit(counts, frame);
                 }
                 self.last_truth_frame = frame;
@@ -266,17 +265,13 @@ impl Overlay {
     /// Restarts the graph (and the truth it is compared with, so both cover
     /// the same stretch of the run).
     fn reset(&mut self, nes: &mut Nes) {
-        if let Some(builder) = self.builder.as_mut() {
-            builder.reset(self.params);
-        }
-        if nes.probes.flow.is_some() {
-            nes.flush_probes();
-            nes.probes.flow = Some(Box::new(FlowCounts::new()));
+        if let Some(session) = self.session.as_mut() {
+            session.restart(nes, Box::new(GfcGaussiano::new(self.params)));
         }
         if let Some(worker) = self.truth.as_mut() {
             worker.reset();
         }
-        self.retired_at_reset = nes.retired;
+        self.retired_at_reset = nes.retired();
         self.dropped_at_reset = self.dropped();
         self.last_truth_frame = nes.frame_count();
         self.edge_history.clear();
@@ -290,29 +285,24 @@ impl Overlay {
     /// The overlay samples no more afterwards.
     pub fn settle(&mut self, nes: &mut Nes) {
         self.after_frame(nes);
-        if let (Some(sampler), Some(builder)) = (nes.probes.sampler.as_mut(), self.builder.as_mut())
-        {
-            builder.flush_from(sampler);
-        }
-        if let Some(builder) = self.builder.take() {
-            // The handle goes away with `finish`: keep its drop count.
-            self.final_dropped = Some(builder.dropped().saturating_sub(self.dropped_at_reset));
-            // `finish` drains the queue and publishes the final state.
-            builder.finish();
-        }
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        // `finish` offers the last batches, drains the queue and publishes
+        // the final state.
+        let finished = session.finish(nes);
+        self.final_dropped = Some(
+            finished
+                .dropped_batches
+                .saturating_sub(self.dropped_at_reset),
+        );
         self.view.invalidate();
         if self.view.refresh(&self.snapshot) {
             self.rebuild(nes.frame_count());
         }
-        if self.truth.is_some() {
-            nes.flush_probes();
-            if let Some(counts) = nes.probes.flow.as_deref() {
-                let graph = self.snapshot.read().graph.clone();
-                let m = truth::compare(&graph, counts, nes.frame_count());
-                if let Some(worker) = self.truth.as_mut() {
-                    worker.set(m);
-                }
-            }
+        if let (Some(worker), Some(counts)) = (self.truth.as_mut(), finished.counts.as_deref()) {
+            let graph = self.snapshot.read().graph.clone();
+            worker.set(truth::compare(&graph, counts, nes.frame_count()));
         }
     }
 
@@ -335,9 +325,9 @@ impl Overlay {
             return;
         }
         let frame = nes.frame_count();
-        let pc = nes.cpu.pc;
+        let pc = nes.pc();
         let params = self.view.params.unwrap_or(self.params);
-        let executed = nes.retired.saturating_sub(self.retired_at_reset);
+        let executed = nes.retired().saturating_sub(self.retired_at_reset);
         let dropped = self
             .final_dropped
             .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));

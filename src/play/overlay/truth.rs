@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use emu::flow_counts::FlowCounts;
 use gfc::{Cfg, Metrics};
 use parking_lot::{Mutex, RwLock};
-use profiler::builder::Snapshot;
+use profiler::feeder::Snapshot;
 
 /// What the panel shows.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,7 +7,7 @@
 //! frame (no allocation once they have grown).
 
 use parking_lot::RwLock;
-use profiler::builder::Snapshot;
+use profiler::feeder::Snapshot;
 
 use gfc::GfcParams;
 

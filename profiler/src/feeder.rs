@@ -1,19 +1,22 @@
-//! The builder thread: receives sample batches over a bounded channel and
-//! feeds them to GFCGaussiano, updating the hot CFG incrementally. Batches
-//! travel as the emulator recorded them and are converted to samples here,
-//! on the builder's core, not the emulation's. The emulation side only ever
-//! `try_send`s: when the builder falls behind, the batch is dropped and
+//! The feeder: the thread that feeds sample batches to a hot-CFG builder
+//! ([`gfc::HotCfgBuilder`], the algorithm) over a bounded channel, updating
+//! the hot CFG incrementally. Batches travel as the emulator recorded them
+//! and are converted to samples here, once, on the feeder's core, not the
+//! emulation's; when the session keeps the sample stream, the converted
+//! batches are kept here too. The emulation side only ever `try_send`s:
+//! when the feeder falls behind, the batch is dropped for the builder and
 //! counted, and emulation never waits — nor makes a system call, as the
-//! builder polls the queue rather than sleeping on it (see
-//! [`POLL_INTERVAL`]).
+//! feeder polls the queue rather than sleeping on it (see
+//! [`POLL_INTERVAL`]). A dropped batch still reaches the stream: it is sent
+//! again, for the stream only, ahead of the next offer.
 //!
-//! Batch buffers go round in a circle: the builder hands each one back
-//! once processed ([`BuilderHandle::take_from`] refills it), so the
-//! emulation thread allocates nothing per frame.
+//! Batch buffers go round in a circle: the feeder hands each one back
+//! once processed ([`Feeder::take_from`] refills it), so the emulation
+//! thread allocates nothing per frame.
 //!
 //! Readers (the live overlay, progress reports) get [`Snapshot`]s published
 //! behind a parking_lot lock at most every `publish_every` batches, so the
-//! builder never blocks on them either.
+//! feeder never blocks on them either.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -22,12 +25,12 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
 use emu::sampling::{Batches, SampleCapture};
-use gfc::{Bin, Cfg, GfcGaussiano, GfcParams};
+use gfc::{Cfg, GfcParams, HotCfgBuilder, Sample};
 use parking_lot::RwLock;
 
 use crate::convert;
 
-/// How long the builder sleeps when its queue is empty. It polls instead of
+/// How long the feeder sleeps when its queue is empty. It polls instead of
 /// blocking in `recv` so that no receiver is ever parked on the channel:
 /// then `try_send` never has to wake one, and the emulation thread makes no
 /// system call per offer (blocking cost it a futex wake every few batches,
@@ -37,15 +40,15 @@ use crate::convert;
 /// a capacity of thousands — and a live view lags by at most that.
 pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// The least time between two offers from [`BuilderHandle::offer_from`].
-/// The builder looks at its queue once per [`POLL_INTERVAL`], so offering
+/// The least time between two offers from [`Feeder::offer_from`].
+/// The feeder looks at its queue once per [`POLL_INTERVAL`], so offering
 /// after every frame at full speed (~0.2 ms) only costs the emulation
 /// thread: each offer moves the channel's and the buffers' cache lines
 /// between the cores. 1, 10 and 50 ms measured alike within noise; 10 ms
 /// keeps a live view's lag under one displayed frame.
 pub const OFFER_INTERVAL: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// Processed buffers the builder can hand back before it drops the rest.
+/// Processed buffers the feeder can hand back before it drops the rest.
 const RETURNED_BUFFERS: usize = 8;
 
 /// A published view of the builder's state.
@@ -59,48 +62,78 @@ pub struct Snapshot {
 }
 
 enum Message {
+    /// For the builder (and the stream, if kept).
     Batches(Batches),
-    Reset(GfcParams),
+    /// Dropped for the builder earlier, for the stream only.
+    StreamOnly(Batches),
+    /// Start over with this builder.
+    Reset(Box<dyn HotCfgBuilder>),
+}
+
+/// What the feeder thread ends with.
+pub struct Fed {
+    /// The builder, with every batch it was given.
+    pub builder: Box<dyn HotCfgBuilder>,
+    /// Every batch offered, in order, converted to samples (empty unless the
+    /// feeder was asked to keep the stream).
+    pub stream: Vec<Vec<Sample>>,
 }
 
 /// The emulation thread's end.
-pub struct BuilderHandle {
+pub struct Feeder {
     tx: Option<Sender<Message>>,
-    /// Buffers the builder is done with, to be refilled.
+    /// Buffers the feeder is done with, to be refilled.
     returned: Receiver<Batches>,
     /// A buffer kept here (offered empty, so never sent).
     spare: Option<Batches>,
+    /// Keeping the stream: batches the queue could not take, to be sent
+    /// again for the stream ahead of the next offer.
+    unsent: Option<Batches>,
+    keep_stream: bool,
     last_offer: Instant,
     dropped: Arc<AtomicU64>,
     sent: u64,
     snapshot: Arc<RwLock<Snapshot>>,
-    thread: Option<JoinHandle<GfcGaussiano>>,
+    thread: Option<JoinHandle<Fed>>,
 }
 
-fn bin_view(bins: &[Bin]) -> Vec<(f64, u64)> {
-    bins.iter().map(|b| (b.centroid(), b.count())).collect()
-}
-
-impl BuilderHandle {
-    /// Starts a builder for `params` with a queue of `capacity` offers (each
-    /// the batches of up to [`OFFER_INTERVAL`], or of one frame at real-time
-    /// speed).
-    pub fn spawn(params: GfcParams, capacity: usize, publish_every: u64) -> BuilderHandle {
+impl Feeder {
+    /// Starts a feeder thread for `builder` with a queue of `capacity`
+    /// offers (each the batches of up to [`OFFER_INTERVAL`], or of one frame
+    /// at real-time speed), publishing a snapshot every `publish_every`
+    /// batches; with `keep_stream` it also keeps every batch, converted.
+    pub fn spawn(
+        builder: Box<dyn HotCfgBuilder>,
+        capacity: usize,
+        publish_every: u64,
+        keep_stream: bool,
+    ) -> Feeder {
         let (tx, rx) = bounded::<Message>(capacity.max(1));
         let (give_back, returned) = bounded::<Batches>(RETURNED_BUFFERS);
         let snapshot = Arc::new(RwLock::new(Snapshot {
-            params: Some(params),
+            params: builder.params(),
             ..Snapshot::default()
         }));
         let published = snapshot.clone();
         let thread = std::thread::Builder::new()
-            .name("nesprof-gfc-builder".into())
-            .spawn(move || run(params, rx, give_back, published, publish_every.max(1)))
-            .expect("spawn the GFC builder thread");
-        BuilderHandle {
+            .name("nesprof-feeder".into())
+            .spawn(move || {
+                run(
+                    builder,
+                    rx,
+                    give_back,
+                    published,
+                    publish_every.max(1),
+                    keep_stream,
+                )
+            })
+            .expect("spawn the feeder thread");
+        Feeder {
             tx: Some(tx),
             returned,
             spare: None,
+            unsent: None,
+            keep_stream,
             last_offer: Instant::now(),
             dropped: Arc::new(AtomicU64::new(0)),
             sent: 0,
@@ -110,7 +143,7 @@ impl BuilderHandle {
     }
 
     /// The batches `sampler` completed since the last call, in a buffer
-    /// the builder handed back when there is one (see
+    /// the feeder handed back when there is one (see
     /// [`SampleCapture::take_batches_into`]).
     pub fn take_from(&mut self, sampler: &mut SampleCapture) -> Batches {
         let mut buffer = self
@@ -135,7 +168,7 @@ impl BuilderHandle {
     }
 
     /// Offers every batch `sampler` completed, now: at the end of a run,
-    /// before [`BuilderHandle::finish`].
+    /// before [`Feeder::finish`].
     pub fn flush_from(&mut self, sampler: &mut SampleCapture) -> bool {
         if !sampler.has_batches() {
             return true;
@@ -145,8 +178,8 @@ impl BuilderHandle {
     }
 
     /// Offers batches (all those taken at once: one message, not one per
-    /// batch); never blocks. Returns false if they were dropped (and
-    /// counted).
+    /// batch); never blocks. Returns false if they were dropped for the
+    /// builder (and counted; kept for the stream if it is kept).
     pub fn offer(&mut self, batches: Batches) -> bool {
         let Some(tx) = &self.tx else { return false };
         if batches.is_empty() {
@@ -155,23 +188,39 @@ impl BuilderHandle {
         }
         let count = batches.len() as u64;
         self.last_offer = Instant::now();
+        // Batches dropped earlier go first, so the stream stays in order.
+        if let Some(unsent) = self.unsent.take() {
+            if let Err(TrySendError::Full(Message::StreamOnly(unsent))) =
+                tx.try_send(Message::StreamOnly(unsent))
+            {
+                let mut unsent = unsent;
+                unsent.append(&batches);
+                self.unsent = Some(unsent);
+                self.spare = Some(batches);
+                self.dropped.fetch_add(count, Ordering::Relaxed);
+                return false;
+            }
+        }
         match tx.try_send(Message::Batches(batches)) {
             Ok(()) => {
                 self.sent += count;
                 true
             }
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+            Err(TrySendError::Full(message)) | Err(TrySendError::Disconnected(message)) => {
                 self.dropped.fetch_add(count, Ordering::Relaxed);
+                if let (true, Message::Batches(batches)) = (self.keep_stream, message) {
+                    self.unsent = Some(batches);
+                }
                 false
             }
         }
     }
 
-    /// Starts over with new parameters (the overlay's preset keys).
-    pub fn reset(&mut self, params: GfcParams) {
+    /// Starts over with a new builder (the overlay's preset keys).
+    pub fn reset(&mut self, builder: Box<dyn HotCfgBuilder>) {
         if let Some(tx) = &self.tx {
             // A reset must not be lost: this one may wait for queue space.
-            let _ = tx.send(Message::Reset(params));
+            let _ = tx.send(Message::Reset(builder));
         }
     }
 
@@ -184,18 +233,22 @@ impl BuilderHandle {
         self.snapshot.clone()
     }
 
-    /// Closes the channel, waits for the builder to finish the queued
-    /// batches, and returns its final state.
-    pub fn finish(mut self) -> GfcGaussiano {
+    /// Closes the channel, waits for the feeder to finish the queued
+    /// batches, and returns the builder's final state (and the stream).
+    pub fn finish(mut self) -> Fed {
+        if let (Some(tx), Some(unsent)) = (&self.tx, self.unsent.take()) {
+            // The end of the run: the stream's last batches may wait.
+            let _ = tx.send(Message::StreamOnly(unsent));
+        }
         self.tx = None;
         self.thread
             .take()
             .and_then(|t| t.join().ok())
-            .expect("the GFC builder thread panicked")
+            .expect("the feeder thread panicked")
     }
 }
 
-impl Drop for BuilderHandle {
+impl Drop for Feeder {
     fn drop(&mut self) {
         self.tx = None;
         if let Some(t) = self.thread.take() {
@@ -204,29 +257,27 @@ impl Drop for BuilderHandle {
     }
 }
 
-fn publish(gfc: &GfcGaussiano, target: &RwLock<Snapshot>) {
+fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>) {
+    let counters = builder.counters();
     let snapshot = Snapshot {
-        graph: gfc.graph().clone(),
-        bins: bin_view(gfc.bins()),
-        batches: gfc.counters().batches,
-        sampled_instructions: gfc.counters().instructions,
-        params: Some(gfc_params(gfc)),
+        graph: builder.graph().clone(),
+        bins: builder.bins(),
+        batches: counters.batches,
+        sampled_instructions: counters.instructions,
+        params: builder.params(),
     };
     *target.write() = snapshot;
 }
 
-fn gfc_params(gfc: &GfcGaussiano) -> GfcParams {
-    *gfc.params()
-}
-
 fn run(
-    params: GfcParams,
+    mut builder: Box<dyn HotCfgBuilder>,
     rx: Receiver<Message>,
     give_back: Sender<Batches>,
     published: Arc<RwLock<Snapshot>>,
     every: u64,
-) -> GfcGaussiano {
-    let mut gfc = GfcGaussiano::new(params);
+    keep_stream: bool,
+) -> Fed {
+    let mut stream = Vec::new();
     let mut since_publish = 0;
     loop {
         let message = match rx.try_recv() {
@@ -240,22 +291,29 @@ fn run(
         match message {
             Message::Batches(batches) => {
                 for batch in batches.iter() {
-                    gfc.process_batch(&convert::batch(batch));
+                    let samples = convert::batch(batch);
+                    builder.process_batch(&samples);
+                    if keep_stream {
+                        stream.push(samples);
+                    }
                 }
                 since_publish += batches.len() as u64;
                 if since_publish >= every && rx.is_empty() {
-                    publish(&gfc, &published);
+                    publish(builder.as_ref(), &published);
                     since_publish = 0;
                 }
                 // Full (the emulation is not taking them back): drop it.
                 let _ = give_back.try_send(batches);
             }
-            Message::Reset(p) => {
-                gfc = GfcGaussiano::new(p);
-                publish(&gfc, &published);
+            Message::StreamOnly(batches) => {
+                stream.extend(batches.iter().map(convert::batch));
+            }
+            Message::Reset(fresh) => {
+                builder = fresh;
+                publish(builder.as_ref(), &published);
             }
         }
     }
-    publish(&gfc, &published);
-    gfc
+    publish(builder.as_ref(), &published);
+    Fed { builder, stream }
 }

@@ -24,13 +24,19 @@
 //!   cannot feed the bins and goes to the high routine, which only counts
 //!   transitions between blocks already known to be recurrent.
 
-use crate::bins::{Bin, Bins};
-use crate::build::{Builder, Path};
+pub mod bins;
+pub mod build;
+pub mod params;
+pub mod segment;
+pub mod windows;
+
+use self::bins::{Bin, Bins};
+use self::build::{Path, Repository};
+use self::params::GfcParams;
+use self::segment::Segmenter;
+use self::windows::{means_stddev, sum_to_mean, window_sums};
 use crate::cfg::Cfg;
-use crate::params::GfcParams;
 use crate::sample::{Addr, Flow, Sample};
-use crate::segment::Segmenter;
-use crate::windows::{means_stddev, sum_to_mean, window_sums};
 use serde::{Deserialize, Serialize};
 
 /// Running totals, for reports and the live overlay.
@@ -58,7 +64,7 @@ pub struct Counters {
 pub struct GfcGaussiano {
     params: GfcParams,
     bins: Bins,
-    builder: Builder,
+    repo: Repository,
     counters: Counters,
     last_stddev: Option<f64>,
     segmenter: Segmenter,
@@ -73,7 +79,7 @@ impl GfcGaussiano {
         GfcGaussiano {
             params,
             bins: Bins::new(params.bin_size.max(1), params.window_size),
-            builder: Builder::default(),
+            repo: Repository::default(),
             counters: Counters::default(),
             last_stddev: None,
             segmenter: Segmenter::new(),
@@ -89,12 +95,12 @@ impl GfcGaussiano {
 
     /// The hot CFG built so far (G).
     pub fn graph(&self) -> &Cfg {
-        self.builder.cfg()
+        self.repo.cfg()
     }
 
     /// Consumes the builder, keeping the graph.
     pub fn into_graph(self) -> Cfg {
-        self.builder.into_cfg()
+        self.repo.into_cfg()
     }
 
     /// The bins, sorted by centroid.
@@ -120,23 +126,23 @@ impl GfcGaussiano {
     /// How often `addr` was seen as a control-transfer successor (its entry
     /// in `Targets`; 0 if unknown).
     pub fn target_count(&self, addr: Addr) -> u64 {
-        self.builder.target_count(addr)
+        self.repo.target_count(addr)
     }
 
     /// Number of known targets.
     pub fn num_targets(&self) -> usize {
-        self.builder.num_targets()
+        self.repo.num_targets()
     }
 
     /// Whether the block entered at `entry` may still grow (a batch ended
     /// inside it before its end was seen).
     pub fn is_open(&self, entry: Addr) -> bool {
-        self.builder.is_open(entry)
+        self.repo.is_open(entry)
     }
 
     /// Blocks split at a newly learnt target so far.
     pub fn splits(&self) -> u64 {
-        self.builder.splits()
+        self.repo.splits()
     }
 
     /// Processes one batch — the thesis' `GFCGaussiano(batch)` — updating the
@@ -154,12 +160,12 @@ impl GfcGaussiano {
             return;
         }
         let mut segmenter = std::mem::take(&mut self.segmenter);
-        let builder = &mut self.builder;
+        let repo = &mut self.repo;
         let counters = &mut self.counters;
         segmenter.split(batch, |handler| {
             counters.interrupts += 1;
-            builder.cfg_mut().add_interrupts(handler, 1);
-            builder.add_target(handler);
+            repo.cfg_mut().add_interrupts(handler, 1);
+            repo.add_target(handler);
         });
         for k in 0..segmenter.len() {
             self.process_segment(segmenter.segment(k));
@@ -174,7 +180,7 @@ impl GfcGaussiano {
         window_sums(seg, w, &mut self.sums);
         if self.sums.is_empty() {
             self.counters.short_segments += 1;
-            self.builder
+            self.repo
                 .walk(seg, Path::High, &self.bins, self.params.recurrent_threshold);
             return;
         }
@@ -188,11 +194,11 @@ impl GfcGaussiano {
             for &sum in &self.sums {
                 self.bins.insert_window(sum);
             }
-            self.builder
+            self.repo
                 .walk(seg, Path::Low, &self.bins, self.params.recurrent_threshold);
         } else {
             self.counters.high_stddev += 1;
-            self.builder
+            self.repo
                 .walk(seg, Path::High, &self.bins, self.params.recurrent_threshold);
         }
     }
@@ -200,13 +206,13 @@ impl GfcGaussiano {
 
 #[cfg(test)]
 mod tests {
+    use super::params::THESIS_BEST;
     use super::*;
-    use crate::params::THESIS_BEST;
 
     fn assert_send<T: Send>() {}
 
     #[test]
-    fn builder_can_move_to_a_builder_thread() {
+    fn it_can_move_to_the_feeder_thread() {
         assert_send::<GfcGaussiano>();
         assert_send::<Cfg>();
     }

@@ -37,8 +37,8 @@
 //! - Equal distances to two neighbours pick the lower centroid (scan order
 //!   b−1, b, b+1), so results never depend on float noise in ties.
 
+use super::windows::sum_to_mean;
 use crate::sample::Addr;
-use crate::windows::sum_to_mean;
 
 /// A set of window sums. A bin's sums all lie within about
 /// ±binSize·windowSize of its centroid times windowSize, so normally a bitmap

@@ -90,7 +90,7 @@
 //!   input), the block being built stops there with no edge, so no address
 //!   ever belongs to two blocks.
 
-use crate::bins::Bins;
+use super::bins::Bins;
 use crate::cfg::{Block, Cfg, Edge};
 use crate::hash::AddrMap;
 use crate::sample::{Addr, Flow, Sample};
@@ -117,7 +117,7 @@ struct AddrInfo {
 
 /// `Targets` + `BBRepository` + the graph under construction.
 #[derive(Debug, Default)]
-pub struct Builder {
+pub struct Repository {
     cfg: Cfg,
     addrs: AddrMap<Addr, AddrInfo>,
     edge_scratch: Vec<Edge>,
@@ -139,13 +139,13 @@ impl Hot<'_> {
     }
 }
 
-impl Builder {
+impl Repository {
     /// The graph built so far.
     pub fn cfg(&self) -> &Cfg {
         &self.cfg
     }
 
-    /// Consumes the builder, keeping the graph.
+    /// Consumes the repository, keeping the graph.
     pub fn into_cfg(self) -> Cfg {
         self.cfg
     }

@@ -1,0 +1,15 @@
+//! The observers of execution the profiler attaches, kept as data: what they
+//! record is read back through [`crate::Nes`]. Both engines feed them
+//! identically; with none attached the run loop pays one branch per
+//! instruction (per block on the translator).
+
+use crate::flow_counts::FlowCounts;
+use crate::sampling::SampleCapture;
+
+#[derive(Debug, Default)]
+pub struct Probes {
+    /// Exact control-flow counts (the ground-truth recorder's input).
+    pub flow: Option<Box<FlowCounts>>,
+    /// Count-and-time batch sampling.
+    pub sampler: Option<SampleCapture>,
+}

@@ -1,0 +1,79 @@
+//! `nesprof play`'s arguments; the window, audio and overlay are `crate::play`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use emu::sampling::Trigger;
+
+use crate::options;
+use crate::play::Options;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Without a display, `play` prints one line and exits with code 2 \
+(`--headless` needs none). Without a sound device, or in a build without the `audio` \
+feature (the default: it needs libasound2-dev to build), it says so in one line and \
+plays muted."
+)]
+pub struct PlayArgs {
+    /// The iNES (.nes) file to play.
+    pub rom: PathBuf,
+    /// Window scale factor (each NES pixel becomes N×N).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub scale: u32,
+    /// Key bindings overriding the defaults, e.g. "a=K,b=J,start=Space".
+    /// Defaults: arrows, X = A, Z = B, Enter = Start, Right Shift = Select.
+    #[arg(long, default_value = "")]
+    pub keys: String,
+    /// Quit after this many frames (for scripted runs).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// No sound.
+    #[arg(long)]
+    pub mute: bool,
+    /// Replay this FCEUX movie; the keyboard is ignored until it ends.
+    #[arg(long, value_name = "F.fm2", conflicts_with = "record")]
+    pub movie: Option<PathBuf>,
+    /// Record the keyboard input into this FCEUX movie. It is written
+    /// atomically every few seconds and when the window closes, also on Ctrl-C.
+    #[arg(long, value_name = "F.fm2")]
+    pub record: Option<PathBuf>,
+    /// Show the live hot CFG beside the game (keys: O hide, C colouring,
+    /// 1-4 parameter preset, R reset).
+    #[arg(long)]
+    pub overlay: bool,
+    /// With --overlay: live similarity, precision and weighted against the
+    /// exact CFG recorded in the same run (updated about once a second).
+    #[arg(long, requires = "overlay")]
+    pub truth: bool,
+    /// With --overlay: what starts a sample batch. Default: wall (a real-time
+    /// timer, as in the thesis) in a window, emulated with --headless.
+    #[arg(long, value_parser = options::trigger(), requires = "overlay")]
+    pub trigger: Option<Trigger>,
+    /// No window, audio or pacing: run --frames N as fast as possible (for
+    /// tests and documentation; pair with --screenshot).
+    #[arg(long, requires = "frames", conflicts_with = "record")]
+    pub headless: bool,
+    /// Write the window image (game, and panel with --overlay) to this PNG
+    /// at the end.
+    #[arg(long, value_name = "F.png")]
+    pub screenshot: Option<PathBuf>,
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    crate::play::run(Options {
+        rom: args.rom,
+        scale: args.scale,
+        keys: args.keys,
+        frames: args.frames,
+        mute: args.mute,
+        movie: args.movie,
+        record: args.record,
+        overlay: args.overlay,
+        truth: args.truth,
+        trigger: args.trigger,
+        headless: args.headless,
+        screenshot: args.screenshot,
+    })
+}
