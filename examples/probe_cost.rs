@@ -5,7 +5,7 @@
 //!
 //! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
 //! (GAME: a bundled workload or a game of `workloads-games.ron`; `capture`
-//! is the sampler without a builder thread, its batches taken and dropped).
+//! is the sampler without a feeder thread, its batches taken and dropped).
 //! Prints the final frame hash, the emulation loop's wall time and the
 //! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to

@@ -6,10 +6,10 @@
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
+use crate::code_watch::{CodeKey, CodeWatch};
 use crate::controller::Controller;
 use crate::dma::Dma;
 use crate::ppu::Ppu;
-use crate::translate::block::CodeKey;
 
 pub const RAM_SIZE: usize = 2048;
 
@@ -34,11 +34,9 @@ pub struct Bus {
     ppu_deadline: u32,
     /// Run the PPU every cycle instead of lazily (for equivalence tests).
     eager_ppu: bool,
-    /// Bytes of RAM / PRG RAM that translated code was decoded from.
-    code_ram: Vec<bool>,
-    code_prg_ram: Vec<bool>,
-    /// CPU addresses of code bytes written since the translator last looked.
-    code_writes: Vec<CodeKey>,
+    /// The bytes of RAM / PRG RAM that translated code was decoded from, and
+    /// the writes to them since the translator last looked.
+    pub code: CodeWatch,
     /// Interrupt line levels (bit 0 /NMI, bit 1 /IRQ, true = asserted) as of
     /// the last change, and a counter of their changes: the CPU skips its
     /// per-cycle poll while neither the lines nor its own state moved.
@@ -66,9 +64,7 @@ impl Bus {
             ppu_debt: 0,
             ppu_deadline: 0,
             eager_ppu: false,
-            code_ram: vec![false; RAM_SIZE],
-            code_prg_ram: Vec::new(),
-            code_writes: Vec::new(),
+            code: CodeWatch::new(RAM_SIZE),
             attention: false,
             lines: 0,
             lines_epoch: 0,
@@ -99,18 +95,7 @@ impl Bus {
     /// Sets or clears the "holds translated code" mark of a RAM or PRG RAM
     /// byte; writes to marked bytes are reported to the translator.
     pub fn set_code_mark(&mut self, key: CodeKey, marked: bool) {
-        match key {
-            CodeKey::Ram(a) => self.code_ram[a as usize & 0x7FF] = marked,
-            CodeKey::PrgRam(o) => {
-                if self.code_prg_ram.len() != self.cart.prg_ram.len() {
-                    self.code_prg_ram = vec![false; self.cart.prg_ram.len()];
-                }
-                if let Some(m) = self.code_prg_ram.get_mut(o as usize) {
-                    *m = marked;
-                }
-            }
-            CodeKey::PrgRom(_) => {}
-        }
+        self.code.set_mark(key, marked, self.cart.prg_ram.len());
     }
 
     fn prg_ram_offset(&self, addr: u16) -> Option<usize> {
@@ -118,34 +103,21 @@ impl Bus {
         Some((base + (addr as usize & 0x1FFF)) % self.cart.prg_ram.len())
     }
 
-    /// Whether translated code was overwritten since the last
-    /// [`Bus::take_code_writes`].
-    #[inline(always)]
-    pub fn code_written(&self) -> bool {
-        !self.code_writes.is_empty()
-    }
-
-    pub fn take_code_writes(&mut self) -> Vec<CodeKey> {
-        std::mem::take(&mut self.code_writes)
-    }
-
     #[inline(always)]
     fn note_code_write(&mut self, addr: u16) {
         let key = match addr {
             0x0000..=0x1FFF => CodeKey::Ram(addr & 0x7FF),
             _ => match self.prg_ram_offset(addr) {
-                Some(o) if self.code_prg_ram.get(o).copied().unwrap_or(false) => {
-                    CodeKey::PrgRam(o as u32)
-                }
+                Some(o) if self.code.prg_ram_marked(o) => CodeKey::PrgRam(o as u32),
                 _ => return,
             },
         };
         if let CodeKey::Ram(a) = key {
-            if !self.code_ram[a as usize] {
+            if !self.code.ram_marked(a as usize) {
                 return;
             }
         }
-        self.code_writes.push(key);
+        self.code.note_write(key);
         self.attention = true;
     }
 
@@ -345,7 +317,7 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => {
                 self.ram[addr as usize & 0x7FF] = value;
-                if self.code_ram[addr as usize & 0x7FF] {
+                if self.code.ram_marked(addr as usize & 0x7FF) {
                     self.note_code_write(addr);
                 }
             }
@@ -358,7 +330,7 @@ impl Bus {
             _ => {
                 if addr >= 0x8000 {
                     self.sync_ppu();
-                } else if (0x6000..0x8000).contains(&addr) && !self.code_prg_ram.is_empty() {
+                } else if (0x6000..0x8000).contains(&addr) && self.code.watches_prg_ram() {
                     self.note_code_write(addr);
                 }
                 let generation = self.cart.banks.prg_generation;

@@ -1,14 +1,27 @@
 //! The NES machine: the 2A03 CPU (6502 core, DMA, APU), the 2C02 PPU, the bus,
-//! cartridges and mappers, controllers, and the disassembler. Everything runs
-//! on the caller's thread; there is no window, audio device or clock here, so
-//! the machine is deterministic: the same ROM and inputs give the same frames.
+//! cartridges and mappers, controllers, FCEUX movies and the disassembler,
+//! with two engines for the CPU (the interpreter in `cpu/`, the dynamic
+//! translator in `translate/`). Everything runs on the caller's thread;
+//! there is no window, audio device or clock here, so the machine is
+//! deterministic: the same ROM and inputs give the same frames.
 //!
-//! Front-ends use [`Nes`]; see `nes.rs`.
+//! Front-ends use [`Nes`] (`nes.rs`), the one door into the machine.
+//!
+//! The sampler's capture is here too, in `sampling.rs`, although sampling is
+//! the `profiler` crate's business (DESIGN.md puts "the sampler" there):
+//! recording N consecutive instructions when a batch is due sits on the hot
+//! path of both engines' run loops — one comparison per instruction, whole
+//! runs of ops recorded inside translated blocks — where a call into another
+//! crate per instruction would cost more than the sampling. What triggers a
+//! batch, and everything done with batches, is in `profiler`. The other
+//! probe, the ground-truth flow counts, is `flow_counts.rs`; both hang off
+//! [`probes::Probes`].
 
 pub mod apu;
 pub mod bus;
 pub mod cartridge;
 pub mod clock;
+pub mod code_watch;
 pub mod controller;
 pub mod cpu;
 pub mod disasm;

@@ -134,7 +134,7 @@ impl Nes {
         if sample {
             self.record_sample(pc, cycle, kind);
         }
-        if self.bus.code_written() {
+        if self.bus.code.written() {
             self.invalidate_code();
         }
         kind
@@ -172,7 +172,7 @@ impl Nes {
         match self.translator.as_mut() {
             Some(t) => t.invalidate_written(&mut self.bus, self.probes.flow.as_deref_mut()),
             None => {
-                self.bus.take_code_writes();
+                self.bus.code.take_writes();
             }
         }
     }
@@ -214,7 +214,7 @@ impl Nes {
             &mut self.probes,
             stop_at_cycle,
         );
-        if self.bus.code_written() {
+        if self.bus.code.written() {
             self.invalidate_code();
         }
     }

@@ -395,7 +395,7 @@ impl SampleCapture {
     /// completed batches leave in the capture's own buffer, and the one
     /// handed back, given the batch being filled, records from now on. So
     /// in a steady state nothing is allocated or copied but that partial
-    /// batch: a buffer allocated here and freed by the builder thread made
+    /// batch: a buffer allocated here and freed by the feeder thread made
     /// glibc's allocator cost the emulation about as much as the sampling
     /// itself, and copying the batches out took ~0.2 % of the emulation
     /// thread's time (perf, lunarlimit).

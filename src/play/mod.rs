@@ -4,7 +4,7 @@
 //!
 //! `--overlay` adds the live hot-CFG panel beside the game (`overlay/`): the
 //! sampler runs (wall-clock trigger, as in the thesis, unless `--trigger
-//! emulated`), the builder thread grows the graph, and the panel draws its
+//! emulated`), the feeder thread grows the graph, and the panel draws its
 //! latest snapshot every frame. O hides it, C switches count / recency
 //! colours, 1–4 restart the graph with a parameter preset, R restarts it.
 //! `--truth` adds live metrics against the exact CFG of the same run.

@@ -4,7 +4,7 @@
 //! 7-bit DAC, a loop flag and an end-of-sample IRQ.
 //!
 //! This file is the channel state; when and how a fetch reaches the bus is in
-//! `apu/mod.rs` (request timing) and `cpu/dma.rs` (the stolen CPU cycles).
+//! `apu/mod.rs` (request timing) and `dma/cycles.rs` (the stolen CPU cycles).
 //!
 //! Left out: the DMA glitches when a sample is stopped on particular cycles
 //! (wiki "DMA" § DMC DMA bugs); a stop simply cancels a fetch that has not yet

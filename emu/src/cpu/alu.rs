@@ -1,5 +1,5 @@
 //! Register and flag semantics of each operation, separated from the bus cycles
-//! that fetch their operands (`execute.rs`). The 2A03 has no decimal mode: D is
+//! that fetch their operands (`dispatch.rs`, `addressing.rs`). The 2A03 has no decimal mode: D is
 //! stored and pushed but ADC/SBC ignore it.
 
 use super::{Cpu, C, N, V, Z};

@@ -18,9 +18,11 @@
 //! DMA: the 2A03's DMA unit halts the CPU on its next read cycle; the halted
 //! read repeats once the DMA finishes. See [`Cpu::run_dma`].
 
+mod addressing;
 mod alu;
-mod dma;
-mod execute;
+mod control;
+mod dispatch;
+mod implied;
 pub mod opcodes;
 
 use crate::bus::Bus;
@@ -260,7 +262,7 @@ impl Cpu {
     /// it and neither the lines nor the I flag moved since (anything that
     /// changes I or the interrupt state clears `poll_settled`).
     #[inline(always)]
-    fn poll_interrupts(&mut self, bus: &Bus) {
+    pub(crate) fn poll_interrupts(&mut self, bus: &Bus) {
         if self.poll_settled && bus.lines_epoch == self.seen_lines {
             return;
         }

@@ -2,7 +2,8 @@
 //! mirrored), 8 KiB CHR ROM or RAM, no registers. Test ROMs expect 8 KiB of RAM
 //! at $6000 (as on Family BASIC boards), so it is always present.
 
-use super::{Banks, BoardSizes, Mapper};
+use super::banks::Banks;
+use super::board::{BoardSizes, Mapper};
 
 pub struct Nrom {
     sizes: BoardSizes,

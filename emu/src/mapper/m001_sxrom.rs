@@ -7,7 +7,8 @@
 //! Known simplifications: SUROM's outer bank and SNROM's RAM enable follow
 //! CHR bank 0 even in 4 KiB CHR mode.
 
-use super::{Banks, BoardSizes, Mapper, PRG_PAGE};
+use super::banks::{Banks, PRG_PAGE};
+use super::board::{BoardSizes, Mapper};
 use crate::rom::Mirroring;
 
 const PRG_BANK_16K: usize = 16 * 1024;

@@ -3,7 +3,8 @@
 //! submapper says so (2): iNES-era dumps mostly come from boards or
 //! emulators that tolerate either.
 
-use super::{Banks, BoardSizes, Mapper};
+use super::banks::Banks;
+use super::board::{BoardSizes, Mapper};
 
 pub struct Uxrom {
     sizes: BoardSizes,

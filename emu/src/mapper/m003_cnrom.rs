@@ -2,7 +2,8 @@
 //! 8 KiB CHR bank selected by writes to $8000-$FFFF. Bus conflicts when the
 //! NES 2.0 submapper is 2.
 
-use super::{Banks, BoardSizes, Mapper};
+use super::banks::Banks;
+use super::board::{BoardSizes, Mapper};
 
 pub struct Cnrom {
     sizes: BoardSizes,

@@ -9,7 +9,8 @@
 //! the counter is 0 after a clock, including a reload to 0; the older NEC
 //! revision's test (`6-MMC3_alt`, `5.MMC3_rev_A`) is expected to fail.
 
-use super::{Banks, BoardSizes, Mapper};
+use super::banks::Banks;
+use super::board::{BoardSizes, Mapper};
 use crate::rom::Mirroring;
 
 /// PPU dots A12 must stay low before a rise clocks the counter (about three

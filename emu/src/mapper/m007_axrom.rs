@@ -1,7 +1,8 @@
 //! Mapper 7, AxROM (NESdev wiki "AxROM"): a 32 KiB PRG bank and the one-screen
 //! nametable page selected by writes to $8000-$FFFF; CHR RAM.
 
-use super::{Banks, BoardSizes, Mapper};
+use super::banks::Banks;
+use super::board::{BoardSizes, Mapper};
 use crate::rom::Mirroring;
 
 pub struct Axrom {

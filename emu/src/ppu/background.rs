@@ -13,9 +13,6 @@
 use super::{Ppu, CTRL_BG_TABLE};
 use crate::cartridge::Cartridge;
 
-/// Tiles in `bg_line`: 2 prefetched + 32 fetched during the line.
-pub(super) const LINE_TILES: usize = 34;
-
 /// `SPREAD[b]` puts bit 7-i of `b` into bit 0 of byte i (left pixel first).
 const SPREAD: [u64; 256] = {
     let mut table = [0u64; 256];

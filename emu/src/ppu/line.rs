@@ -27,7 +27,7 @@ impl Ppu {
             } else {
                 self.clear_secondary_oam();
             }
-            for tile in 2..super::background::LINE_TILES {
+            for tile in 2..super::LINE_TILES {
                 self.background_tile(tile, cart);
             }
             self.dot = 256;

@@ -21,11 +21,15 @@ pub mod palette;
 mod registers;
 mod render;
 mod scroll;
+mod sprite_eval;
 mod sprites;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;
-use sprites::SpriteEval;
+use sprite_eval::SpriteEval;
+
+/// Tiles in `bg_line`: 2 prefetched + 32 fetched during the line.
+const LINE_TILES: usize = 34;
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
@@ -123,7 +127,7 @@ pub struct Ppu {
     at_latch: u8,
     pattern_lo_latch: u8,
     /// Background pixels of the line in fetch order (see `background.rs`).
-    bg_line: [u8; background::LINE_TILES * 8],
+    bg_line: [u8; LINE_TILES * 8],
     /// Next pixel of the current line to output.
     rendered_x: u16,
 
@@ -181,7 +185,7 @@ impl Ppu {
             nt_latch: 0,
             at_latch: 0,
             pattern_lo_latch: 0,
-            bg_line: [0; background::LINE_TILES * 8],
+            bg_line: [0; LINE_TILES * 8],
             rendered_x: 0,
             read_buffer: 0,
             buffer_refill: None,

@@ -10,35 +10,9 @@
 //! access to its registers, so everything the CPU can observe (the overflow
 //! flag's timing, $2000/$2001 changes mid-evaluation) is exact.
 
+use super::sprite_eval::{Phase, SpriteEval, FIRST_EVAL_DOT, LAST_EVAL_DOT};
 use super::{Ppu, CTRL_SPRITE_16, CTRL_SPRITE_TABLE, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
-
-const FIRST_EVAL_DOT: u16 = 65;
-const LAST_EVAL_DOT: u16 = 255;
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-enum Phase {
-    /// Step 1: read sprite n's Y and copy it.
-    #[default]
-    ReadY,
-    /// Step 1a: copy bytes 1-3 of an in-range sprite (the next byte index).
-    CopyRest(u8),
-    /// Step 3: 8 sprites found; look for a 9th with the buggy byte index m.
-    Overflow,
-    /// Step 4: nothing observable happens until the end of the line.
-    Done,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(super) struct SpriteEval {
-    phase: Phase,
-    n: u8,
-    m: u8,
-    found: u8,
-    sprite0: bool,
-    /// Next odd dot whose read has not been executed.
-    next_dot: u16,
-}
 
 impl Ppu {
     #[inline(always)]

@@ -2,24 +2,12 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
+use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
 
 /// Longest straight run translated into one block.
 pub const MAX_BLOCK_OPS: usize = 64;
-
-/// Where code bytes live. Blocks are keyed by physical location, so bank
-/// switching needs no invalidation: the same CPU address under another
-/// mapping is simply another key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CodeKey {
-    /// Console RAM, mirrors folded ($0000-$07FF).
-    Ram(u16),
-    /// Cartridge PRG RAM, by offset.
-    PrgRam(u32),
-    /// Cartridge PRG ROM, by offset.
-    PrgRom(u32),
-}
 
 /// One pre-decoded instruction.
 #[derive(Debug, Clone, Copy)]

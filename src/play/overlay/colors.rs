@@ -4,6 +4,15 @@
 //! background, so drawing stays opaque stores.
 
 /// Panel background.
+/// What the colours of the strip, edges and nodes show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colouring {
+    /// Counts, log-scaled on the heat ramp.
+    Count,
+    /// How recently the count grew (ten-second horizon).
+    Recency,
+}
+
 pub const BG: u32 = 0x10_12_18;
 /// The empty part of the address strip (slightly lighter than the panel, so
 /// the strip's extent shows).

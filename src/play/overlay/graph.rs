@@ -32,16 +32,15 @@
 //! - **New edges** (first seen in the last [`NEW_FRAMES`] frames) get a
 //!   fading cyan halo; the node holding the current PC gets a green box.
 //!
-//! Layout is recomputed only when the builder publishes a new snapshot;
+//! Layout is recomputed only when the feeder publishes a new snapshot;
 //! drawing a frame is stores into the window buffer (see benches/overlay.rs).
 
 use super::axis::Axis;
 use super::canvas::Canvas;
-use super::colors::{self, Ramps};
+use super::colors::{self, Colouring, Ramps};
 use super::recency::{edge_key, History};
 use super::strip::RECENCY_FRAMES;
 use super::view::View;
-use super::Colouring;
 
 /// The arc widths are scaled so that the widest span drawn reaches the
 /// panel's edge, but never as if it spanned fewer nodes than this (a graph of

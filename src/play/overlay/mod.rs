@@ -40,6 +40,7 @@ use profiler::session::{ProfileSettings, Recording, Session};
 
 use axis::{Axis, Bands};
 use canvas::Canvas;
+pub use colors::Colouring;
 use colors::Ramps;
 use graph::{Geometry, GraphView};
 use panel::{Layout, Status};
@@ -47,15 +48,6 @@ use recency::History;
 use strip::Strip;
 use truth::TruthWorker;
 use view::View;
-
-/// What the colours of the strip, edges and nodes show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Colouring {
-    /// Counts, log-scaled on the heat ramp.
-    Count,
-    /// How recently the count grew (ten-second horizon).
-    Recency,
-}
 
 /// What the overlay's keys ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +64,7 @@ pub enum Action {
 
 /// Frames between two ground-truth comparisons (about a second).
 const TRUTH_EVERY_FRAMES: u64 = 60;
-/// Batches between two snapshots the builder publishes: a few per second at
+/// Batches between two snapshots the feeder publishes: a few per second at
 /// the thesis' 3 ms interval, so the panel follows the graph closely.
 const PUBLISH_EVERY: u64 = 16;
 
@@ -103,8 +95,8 @@ pub struct Overlay {
 }
 
 impl Overlay {
-    /// Attaches the sampler (and, with `truth`, the flow recorder) to `nes`
-    /// and starts the builder; the panel is for a game drawn at `scale`.
+    /// Starts a profiling session on `nes` (the sampler, and with `truth`
+    /// the flow recorder); the panel is for a game drawn at `scale`.
     pub fn new(nes: &mut Nes, settings: &ProfileSettings, truth: bool, scale: usize) -> Overlay {
         // The recorder costs emulation time; only --truth reads it.
         let recording = Recording {
@@ -279,7 +271,7 @@ impl Overlay {
         self.view.invalidate();
     }
 
-    /// Lets the builder catch up with every batch offered so far and takes
+    /// Lets the feeder catch up with every batch offered so far and takes
     /// its final state, with exact metrics when `--truth` is on: the headless
     /// screenshot path, so that its picture does not depend on thread timing.
     /// The overlay samples no more afterwards.

@@ -19,9 +19,8 @@ use std::fmt::Write as _;
 
 use super::axis::Axis;
 use super::canvas::Canvas;
-use super::colors::{self, Ramps};
+use super::colors::{self, Colouring, Ramps};
 use super::text;
-use super::Colouring;
 
 /// Characters per text line the panel is made wide enough for.
 const LINE_CHARS: i32 = 30;

@@ -1,5 +1,5 @@
 //! When each edge and block of the hot CFG appeared and last grew, found by
-//! diffing successive snapshots on the panel side (the builder publishes
+//! diffing successive snapshots on the panel side (the feeder publishes
 //! counts only, and stays that simple).
 //!
 //! Ages are in emulated frames, so a paused game keeps its highlights and a

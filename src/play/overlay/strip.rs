@@ -7,8 +7,7 @@
 
 use super::axis::Axis;
 use super::canvas::Canvas;
-use super::colors::{self, Ramps};
-use super::Colouring;
+use super::colors::{self, Colouring, Ramps};
 
 #[derive(Default)]
 pub struct Strip {

@@ -153,7 +153,7 @@ fn work(
     result: Arc<Mutex<Option<LiveMetrics>>>,
 ) {
     while let Ok(job) = rx.recv() {
-        // The graph is cloned out so the builder is held up only for a copy.
+        // The graph is cloned out so the feeder is held up only for a copy.
         let graph = snapshot.read().graph.clone();
         let mut m = compare(&graph, &job.counts, job.frame);
         m.epoch = job.epoch;

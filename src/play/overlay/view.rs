@@ -1,7 +1,7 @@
-//! The panel's private copy of the builder's published [`Snapshot`].
+//! The panel's private copy of the feeder's published [`Snapshot`].
 //!
 //! The emulation thread takes the snapshot's read lock with `try_read` only:
-//! if the builder happens to be swapping in a new snapshot, this frame keeps
+//! if the feeder happens to be swapping in a new snapshot, this frame keeps
 //! the previous copy, so the emulation never waits on the lock. The copy is
 //! taken only when the snapshot changed, into buffers reused from frame to
 //! frame (no allocation once they have grown).
@@ -27,7 +27,7 @@ pub struct EdgeView {
     pub count: u64,
 }
 
-/// What identifies a published snapshot: the builder replaces the whole
+/// What identifies a published snapshot: the feeder replaces the whole
 /// snapshot on every publish, and batches only grow between resets.
 type Key = (u64, u64, usize, usize, Option<GfcParams>);
 

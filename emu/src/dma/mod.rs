@@ -1,11 +1,14 @@
-//! State of the 2A03's DMA unit: pending OAM DMA (written via $4014) and DMC
-//! sample fetches (requested by the APU). The cycle-by-cycle driver is in
-//! `cpu/dma.rs`, because DMA steals the CPU's bus cycles.
+//! The 2A03's DMA unit (NESdev wiki "DMA"): here its state — pending OAM DMA
+//! (written via $4014) and DMC sample fetches (requested by the APU) — and in
+//! `cycles.rs` the cycle-by-cycle driver, which runs on the CPU's side
+//! because DMA steals the CPU's bus cycles.
 //!
 //! A DMC fetch needs a halt cycle and a dummy cycle before its get cycle
 //! (wiki "DMA" § DMC DMA). Any DMA cycle counts for them, so a fetch that
 //! arrives during an OAM DMA rides on the OAM DMA's cycles and costs only its
 //! get (plus an alignment cycle for the OAM DMA it delays).
+
+mod cycles;
 
 #[derive(Debug, Clone, Default)]
 pub struct Dma {

@@ -7,7 +7,7 @@
 //!   (513 or 514 cycles).
 //! * DMC fetch: halt, dummy, an alignment cycle if needed, then one get (3 or
 //!   4 cycles). Its get has priority over an OAM get; during an OAM DMA the
-//!   OAM cycles serve as its halt and dummy cycles (see `dma.rs`), so it adds
+//!   OAM cycles serve as its halt and dummy cycles (see `mod.rs`), so it adds
 //!   only 1-2 cycles there.
 //!
 //! While halted the CPU keeps its read address on the bus: each dummy or
@@ -17,13 +17,13 @@
 //! port, so the halted cycles clock the controller once, and the CPU's real
 //! read after the DMC get clocks it again (one bit lost; `dma_4016_read`).
 
-use super::Cpu;
 use crate::bus::Bus;
+use crate::cpu::Cpu;
 
 impl Cpu {
     /// Runs every DMA cycle that is due before the CPU's read of `addr`.
     #[cold]
-    pub(super) fn run_dma(&mut self, bus: &mut Bus, addr: u16) {
+    pub(crate) fn run_dma(&mut self, bus: &mut Bus, addr: u16) {
         // Halt cycle: the CPU's own read, value discarded.
         bus.dma.begin_cycle();
         bus.read(addr);

@@ -1,0 +1,96 @@
+//! The banking table every board edits (NESdev wiki "Mapper"): which 8 KiB
+//! of PRG ROM, 1 KiB of CHR and of nametable RAM each CPU and PPU window
+//! points at. Plain data, read by the bus and the PPU on every access.
+
+use crate::rom::Mirroring;
+
+pub const PRG_PAGE: usize = 8 * 1024;
+pub const CHR_PAGE: usize = 1024;
+pub const NAMETABLE_PAGE: usize = 1024;
+
+/// Where each CPU and PPU window currently points. Offsets are byte offsets into
+/// the cartridge's PRG ROM, CHR memory, PRG RAM and nametable RAM.
+#[derive(Debug, Clone)]
+pub struct Banks {
+    /// $8000, $A000, $C000, $E000: 8 KiB pages of PRG ROM.
+    pub prg: [usize; 4],
+    /// $0000-$1FFF of PPU space in 1 KiB pages of CHR ROM/RAM.
+    pub chr: [usize; 8],
+    /// $2000, $2400, $2800, $2C00: 1 KiB pages of nametable RAM.
+    pub nametables: [usize; 4],
+    /// $6000-$7FFF: offset into PRG RAM, or `None` when disabled (open bus).
+    pub prg_ram: Option<usize>,
+    pub prg_ram_writable: bool,
+    /// Bumped whenever `prg` or `prg_ram` changes; code caches key on it.
+    pub prg_generation: u32,
+}
+
+impl Banks {
+    pub fn new() -> Banks {
+        Banks {
+            prg: [0, PRG_PAGE, 2 * PRG_PAGE, 3 * PRG_PAGE],
+            chr: [0, 1024, 2048, 3072, 4096, 5120, 6144, 7168],
+            nametables: [0, 0, 1024, 1024],
+            prg_ram: Some(0),
+            prg_ram_writable: true,
+            prg_generation: 0,
+        }
+    }
+
+    /// Maps 8 KiB PRG page `slot` (0 = $8000) to `bank` of a `prg_len`-byte ROM;
+    /// bank numbers wrap as on boards with fewer address lines than bits.
+    pub fn set_prg_8k(&mut self, slot: usize, bank: usize, prg_len: usize) {
+        let pages = (prg_len / PRG_PAGE).max(1);
+        let offset = (bank % pages) * PRG_PAGE;
+        if self.prg[slot] != offset {
+            self.prg[slot] = offset;
+            self.prg_generation = self.prg_generation.wrapping_add(1);
+        }
+    }
+
+    pub fn set_prg_16k(&mut self, slot16: usize, bank: usize, prg_len: usize) {
+        self.set_prg_8k(slot16 * 2, bank * 2, prg_len);
+        self.set_prg_8k(slot16 * 2 + 1, bank * 2 + 1, prg_len);
+    }
+
+    pub fn set_prg_32k(&mut self, bank: usize, prg_len: usize) {
+        for i in 0..4 {
+            self.set_prg_8k(i, bank * 4 + i, prg_len);
+        }
+    }
+
+    pub fn set_chr_1k(&mut self, slot: usize, bank: usize, chr_len: usize) {
+        let pages = (chr_len / CHR_PAGE).max(1);
+        self.chr[slot] = (bank % pages) * CHR_PAGE;
+    }
+
+    pub fn set_chr_4k(&mut self, slot4: usize, bank: usize, chr_len: usize) {
+        for i in 0..4 {
+            self.set_chr_1k(slot4 * 4 + i, bank * 4 + i, chr_len);
+        }
+    }
+
+    pub fn set_chr_8k(&mut self, bank: usize, chr_len: usize) {
+        for i in 0..8 {
+            self.set_chr_1k(i, bank * 8 + i, chr_len);
+        }
+    }
+
+    pub fn set_mirroring(&mut self, m: Mirroring) {
+        self.nametables = m.nametable_pages().map(|page| page * NAMETABLE_PAGE);
+    }
+
+    pub fn set_prg_ram(&mut self, offset: Option<usize>, writable: bool) {
+        if self.prg_ram != offset || self.prg_ram_writable != writable {
+            self.prg_ram = offset;
+            self.prg_ram_writable = writable;
+            self.prg_generation = self.prg_generation.wrapping_add(1);
+        }
+    }
+}
+
+impl Default for Banks {
+    fn default() -> Self {
+        Banks::new()
+    }
+}

@@ -1,0 +1,52 @@
+//! What a cartridge board is to the emulator: the [`Mapper`] trait each
+//! board implements (register writes, IRQs, what it watches on the PPU bus)
+//! and the sizes it computes bank offsets from.
+
+use super::banks::Banks;
+use crate::rom::Mirroring;
+
+/// Sizes a mapper needs to compute bank offsets.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardSizes {
+    pub prg_rom: usize,
+    pub chr: usize,
+    pub prg_ram: usize,
+}
+
+/// A cartridge board's banking and IRQ logic.
+pub trait Mapper: Send {
+    /// Sets the banks as at power-on.
+    fn power_on(&mut self, banks: &mut Banks);
+    /// The console's reset button: most boards keep their registers.
+    fn reset(&mut self, _banks: &mut Banks) {}
+    /// A CPU write to $4020-$FFFF. `cycle` is the CPU cycle count (MMC1 ignores
+    /// writes on consecutive cycles). PRG RAM writes are handled by the cartridge
+    /// before this is called.
+    fn cpu_write(&mut self, addr: u16, value: u8, banks: &mut Banks, cycle: u64);
+    /// Whether a CPU write to ROM space sees the ROM's byte ANDed in (boards
+    /// without a write-enable on the ROM).
+    fn bus_conflicts(&self) -> bool {
+        false
+    }
+    /// Whether the PPU must report its address bus (for A12-clocked IRQs).
+    fn watches_ppu_bus(&self) -> bool {
+        false
+    }
+    /// The PPU put `addr` on its address bus at PPU dot count `dot`.
+    fn ppu_bus(&mut self, _addr: u16, _dot: u64) {}
+    /// Level of the mapper's IRQ output.
+    fn irq(&self) -> bool {
+        false
+    }
+    /// For boards that watch the PPU bus: a lower bound on the PPU dots
+    /// before the IRQ output can rise by itself (0: it may on any dot; CPU
+    /// writes that change it are seen at once). Lets the bus run the PPU
+    /// lazily until then instead of catching it up every cycle.
+    fn ppu_dots_before_irq(&self) -> u32 {
+        0
+    }
+    /// Mirroring is fixed by the board unless the mapper overrides it.
+    fn board_mirroring(&self) -> Option<Mirroring> {
+        None
+    }
+}

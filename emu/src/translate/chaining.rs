@@ -1,0 +1,71 @@
+//! Block chaining: running block after block without leaving the
+//! translator, each block linking to its recent successors.
+
+use super::block::Link;
+use super::{Exit, Translator};
+use crate::bus::Bus;
+use crate::cpu::Cpu;
+use crate::probes::Probes;
+
+impl Translator {
+    /// Runs blocks back to back from block `first` (at the CPU's PC), each
+    /// successor found through the previous block's links, until a block
+    /// stops early (see [`Translator::run_block`]), the CPU jams, the frame
+    /// ends or the next code is not translatable. Returns the instructions
+    /// retired. Chaining is what makes short blocks cheap: a game's
+    /// "wait for NMI" loop is two instructions per block, and going back to
+    /// the machine's step loop between them cost more than running them.
+    #[inline]
+    pub fn run_chain(
+        &mut self,
+        first: u32,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+    ) -> u64 {
+        let mut id = first;
+        let mut retired = 0;
+        let mut previous = u32::MAX;
+        let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+        loop {
+            let start = bus.cycles;
+            match self.run_block(id, cpu, bus, probes, stop_at_cycle, &mut look_at) {
+                Exit::After(n) => return retired + n as u64,
+                Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
+            }
+            if cpu.jammed.is_some() || bus.ppu.frame_complete {
+                return retired;
+            }
+            // An idle loop that just ran its second (or later) iteration in a
+            // row: every further iteration is identical, so count as many as
+            // fit before anything can happen.
+            let block = &self.blocks[id as usize];
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc {
+                retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+            }
+            previous = id;
+            match self.successor(id, bus, cpu.pc) {
+                Some(next) => id = next,
+                None => return retired,
+            }
+        }
+    }
+
+    /// The block to run at `pc` after block `from`, through `from`'s links
+    /// when they are current, else by lookup (then remembered).
+    #[inline]
+    pub(super) fn successor(&mut self, from: u32, bus: &mut Bus, pc: u16) -> Option<u32> {
+        let stamp = (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64;
+        let links = &self.blocks[from as usize].links;
+        if let Some(link) = links.iter().find(|l| l.pc == pc && l.stamp == stamp) {
+            return Some(link.id);
+        }
+        let id = self.block_at(bus, pc)?;
+        let links = &mut self.blocks[from as usize].links;
+        links[1] = links[0];
+        links[0] = Link { pc, id, stamp };
+        Some(id)
+    }
+}

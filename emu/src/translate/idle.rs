@@ -1,0 +1,77 @@
+//! Idle-loop skipping: a "wait for NMI" loop is counted in whole iterations
+//! up to the next cycle at which anything can happen, instead of being run.
+
+use super::Translator;
+use crate::bus::Bus;
+use crate::cpu::Cpu;
+use crate::probes::Probes;
+
+impl Translator {
+    /// Counts whole iterations of idle-loop block `id` without running them,
+    /// each as long as the one just run (which started at cycle `start`;
+    /// none are counted when a DMA stole cycles from that one), as
+    /// many as end before the next cycle at which anything could differ: an
+    /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA, or
+    /// `stop_at_cycle`. The interrupt poll must be settled, so no interrupt
+    /// can become pending inside them. The skipped cycles are reads of RAM
+    /// and code with no side effects, and the data bus ends them holding
+    /// what each iteration leaves on it, which the iteration just run
+    /// already left there. Returns the instructions counted.
+    ///
+    /// The sampler sees the skipped iterations as if they had run: see
+    /// [`Translator::sample_idle_iterations`].
+    #[inline]
+    pub(super) fn skip_idle_iterations(
+        &mut self,
+        id: u32,
+        cpu: &Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+        start: u64,
+    ) -> u64 {
+        let per = bus.cycles - start;
+        // A DMA (a DMC sample fetch) that stole cycles from the iteration
+        // just run made it longer than the others: not a period to count by.
+        if per == 0 || !cpu.poll_is_settled(bus) || bus.dma_ended_at > start {
+            return 0;
+        }
+        let len = self.blocks[id as usize].ops.len();
+        let mut iterations = stop_at_cycle
+            .saturating_sub(bus.cycles + 1)
+            .min(bus.idle_cycles_available())
+            / per;
+        let now = bus.cycles;
+        match probes.sampler.as_mut() {
+            // Only while a batch is being collected or when one may begin
+            // in these iterations (each op of them starts before the next
+            // iteration does): the common case, no batch near, costs this
+            // one comparison.
+            Some(s) if now + iterations * per > s.next_due_cycle() => {
+                iterations = Self::sample_idle_iterations(
+                    &mut self.blocks[id as usize],
+                    s,
+                    now,
+                    start,
+                    iterations,
+                );
+            }
+            _ => {}
+        }
+        if iterations == 0 {
+            return 0;
+        }
+        bus.skip_idle_cycles(iterations * per);
+        let block = &mut self.blocks[id as usize];
+        if let Some(c) = probes.flow.as_deref_mut() {
+            let last = block.ops[len - 1];
+            c.instruction_repeated(last.pc, last.bytes[0], block.ops[0].pc, iterations);
+            if block.pending_body_runs == 0 {
+                self.dirty.push(id);
+            }
+            block.pending_body_runs += iterations;
+        }
+        self.stats.skipped_iterations += iterations;
+        iterations * len as u64
+    }
+}
