@@ -116,22 +116,30 @@ fn recorded_batches(game: &str) -> Vec<Vec<Retired>> {
     batches
 }
 
-/// The feeder thread's work per batch: conversion to samples, then
-/// GFCGaussiano.
+/// The feeder thread's work per batch: conversion to samples, then the
+/// builder, whose graph is read every 64 batches as the feeder publishes it
+/// (the trace builder derives its graph on those reads).
 fn builder(c: &mut Criterion) {
     let mut group = c.benchmark_group("builder");
     for game in ["lunarlimit.nes", "fff.nes"] {
         let batches = recorded_batches(game);
         group.throughput(Throughput::Elements(batches.len() as u64));
-        group.bench_function(format!("{game}/{}_batches", batches.len()), |b| {
-            b.iter(|| {
-                let mut gfc = gfc::GfcGaussiano::new(gfc::THESIS_BEST);
-                for batch in &batches {
-                    gfc.process_batch(&profiler::convert::batch(batch));
-                }
-                gfc
-            })
-        });
+        for kind in gfc::BuilderKind::ALL {
+            let name = format!("{kind}/{game}/{}_batches", batches.len());
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let mut builder = kind.build(gfc::THESIS_BEST);
+                    for (i, batch) in batches.iter().enumerate() {
+                        builder.process_batch(&profiler::convert::batch(batch));
+                        if i % 64 == 63 {
+                            std::hint::black_box(builder.graph().num_edges());
+                        }
+                    }
+                    std::hint::black_box(builder.graph().num_edges());
+                    builder
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -1,11 +1,13 @@
 //! Option types the subcommands share, as clap value parsers over the
 //! library crates' own types, so that a choice has one definition: the
-//! engine (`emu::nes::Engine`) and the sampling trigger
-//! (`emu::sampling::Trigger`). `--help` lists their values.
+//! engine (`emu::nes::Engine`), the sampling trigger and its spacing
+//! (`emu::sampling::{Trigger, Spacing}`) and the hot-CFG builder
+//! (`gfc::BuilderKind`). `--help` lists their values.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use emu::nes::Engine;
-use emu::sampling::Trigger;
+use emu::sampling::{Spacing, Trigger};
+use gfc::BuilderKind;
 
 /// A parser accepting exactly the names of `all`.
 fn choice<T>(all: &'static [T], name: fn(T) -> &'static str) -> impl TypedValueParser<Value = T>
@@ -29,4 +31,14 @@ pub fn engine() -> impl TypedValueParser<Value = Engine> {
 /// `--trigger wall|emulated`.
 pub fn trigger() -> impl TypedValueParser<Value = Trigger> {
     choice(&Trigger::ALL, Trigger::name)
+}
+
+/// `--spacing uniform|periodic`.
+pub fn spacing() -> impl TypedValueParser<Value = Spacing> {
+    choice(&Spacing::ALL, Spacing::name)
+}
+
+/// `--builder gfc|trace`.
+pub fn builder() -> impl TypedValueParser<Value = BuilderKind> {
+    choice(&BuilderKind::ALL, BuilderKind::name)
 }

@@ -376,14 +376,24 @@ fn sweep_writes_tables_csv_and_plots() {
             "best",
             "best_mean_similarity",
             "thesis_best_mean_similarity",
-            "wall_s"
+            "wall_s",
+            "busy",
+            "degenerate",
+            "busy_gfc_similarity",
+            "busy_trace_similarity",
+            "busy_trace_hot_precision",
+            "busy_trace_overlap"
         ]
     );
     assert_eq!(f[0].1, "1");
     assert_eq!(f[1].1, "144");
     assert_eq!(f[2].1, "1");
     let csv = std::fs::read_to_string(out_dir.join("sweep.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 144, "header + one row per config");
+    assert_eq!(
+        csv.lines().count(),
+        1 + 144 + 1,
+        "header, one row per config, one for the trace builder"
+    );
     for svg in [
         "heatmap_similarity.svg",
         "heatmap_similarity_h99.svg",
@@ -405,5 +415,67 @@ fn sweep_writes_tables_csv_and_plots() {
     assert!(stderr(&out).contains("bad.ron:2:"), "{}", stderr(&out));
     let out = nesprof(&["sweep", "--minutes", "0"]);
     assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cfg build` replays a profile's sample stream and prints the same last
+/// line as the live `profile`, for both builders; the line's fields are
+/// DESIGN.md's, in order, then the appended ones.
+#[test]
+fn cfg_build_replays_the_live_profile_line() {
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-build-{}", std::process::id()));
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let rom = repo.join("roms-test/maze.nes");
+    let movie = repo.join("movies/maze.fm2");
+    for builder in ["trace", "gfc"] {
+        let out_dir = dir.join(builder);
+        let live = nesprof(&[
+            "profile",
+            &rom.display().to_string(),
+            "--movie",
+            &movie.display().to_string(),
+            "--frames",
+            "900",
+            "--builder",
+            builder,
+            "--out",
+            &out_dir.display().to_string(),
+        ]);
+        assert!(live.status.success(), "{}", stderr(&live));
+        let live_line = stdout(&live).lines().last().unwrap().to_string();
+        let keys: Vec<String> = fields(&live_line).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            [
+                "similarity",
+                "precision",
+                "weighted",
+                "overlap",
+                "sampled_pct",
+                "edges_g",
+                "edges_h90",
+                "frame_hash",
+                "similarity99",
+                "edges_h99",
+                "hot_precision"
+            ]
+        );
+        assert!(out_dir.join("edge_profile.ron").exists());
+        let replayed = nesprof(&[
+            "cfg",
+            "build",
+            &out_dir.join("samples.bin").display().to_string(),
+            "--truth",
+            &out_dir.join("truth.ron").display().to_string(),
+            "--builder",
+            builder,
+        ]);
+        assert!(replayed.status.success(), "{}", stderr(&replayed));
+        assert_eq!(
+            stdout(&replayed).lines().last().unwrap(),
+            live_line,
+            "{builder}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

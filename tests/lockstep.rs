@@ -4,7 +4,7 @@
 
 mod common;
 
-use emu::sampling::SampleCapture;
+use emu::sampling::{SampleCapture, Spacing};
 use nesprof::lockstep::Lockstep;
 use nesprof::testrom::nrom_with_code;
 
@@ -170,7 +170,14 @@ fn dmc_fetches_inside_idle_loops() {
         let mut pair = Lockstep::new(&rom, false).unwrap();
         for nes in [&mut pair.interp, &mut pair.translated] {
             let cycles = nes.cycles();
-            nes.attach_sampler(SampleCapture::emulated(5, 60, 3, batch_len, cycles));
+            nes.attach_sampler(SampleCapture::emulated(
+                5,
+                Spacing::Periodic,
+                60,
+                3,
+                batch_len,
+                cycles,
+            ));
         }
         let comparisons = pair
             .run(30, |_| 0)

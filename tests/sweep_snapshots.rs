@@ -20,7 +20,7 @@ fn bundled_workloads_match_their_snapshots() {
     let dir = snapshots::dir(repo);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let snaps = snapshots::compute(repo, threads).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(snaps.len(), 2 * nesprof::sweep::workloads::BUNDLED.len());
+    assert_eq!(snaps.len(), 3 * nesprof::sweep::workloads::BUNDLED.len());
     let changes = snapshots::compare(&dir, &snaps);
     if snapshots::bless_requested() {
         for c in &changes {

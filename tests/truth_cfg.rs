@@ -229,7 +229,7 @@ fn both_engines_sample_the_same_batches() {
 /// frames must still be the interpreter's.
 #[test]
 fn dense_sampling_is_identical_on_both_engines() {
-    use emu::sampling::SampleCapture;
+    use emu::sampling::{SampleCapture, Spacing};
     for stem in ["lunarlimit", "fff", "maze"] {
         let (_, replay) = workload(stem);
         let run = |engine: Engine| {
@@ -237,7 +237,14 @@ fn dense_sampling_is_identical_on_both_engines() {
             nes.set_engine(engine);
             nes.record_flow();
             let cycles = nes.cycles();
-            nes.attach_sampler(SampleCapture::emulated(5, 60, 11, 3, cycles));
+            nes.attach_sampler(SampleCapture::emulated(
+                5,
+                Spacing::Periodic,
+                60,
+                11,
+                3,
+                cycles,
+            ));
             let mut batches = Vec::new();
             let mut frame_hashes = Vec::new();
             while nes.frame_count() < 300 {
@@ -267,47 +274,60 @@ fn dense_sampling_is_identical_on_both_engines() {
     }
 }
 
-/// Replaying the recorded batches through a fresh GFCGaussiano gives the live
-/// builder's graph exactly (no batches were dropped).
+/// Replaying the recorded batches through a fresh builder gives the live
+/// builder's graph and edge profile exactly (no batches were dropped), for
+/// every builder, also through the sample-stream file format.
 #[test]
 fn replaying_the_stream_gives_the_live_graph() {
     for stem in ["maze", "lunarlimit"] {
         let (_, replay) = workload(stem);
-        let (_, _, run) = run_movie(&replay, FRAMES, Engine::Translator, true);
-        let run = run.unwrap();
-        assert_eq!(run.dropped_batches, 0);
-        let replayed = session::replay_batches(&run.batches, gfc::THESIS_BEST);
-        let live = ron::to_string(run.builder.graph()).unwrap();
-        let again = ron::to_string(replayed.graph()).unwrap();
-        assert_eq!(
-            live, again,
-            "{stem}: replayed graph differs from the live one"
-        );
-        // And through the sample-stream file format.
-        let mut w = profiler::stream::StreamWriter::new(
-            Vec::new(),
-            &profiler::stream::StreamHeader {
-                rom_hash: String::new(),
-                rom_name: stem.into(),
-                movie: None,
-                trigger: "emulated".into(),
-                interval_ms: 3.0,
-                batch_len: 25,
-                jitter_ms: 0.0,
-                seed: 0,
-            },
-        )
-        .unwrap();
-        for b in &run.batches {
-            w.batch(b).unwrap();
+        for kind in gfc::BuilderKind::ALL {
+            let mut nes = replay.power_on().unwrap();
+            let settings = ProfileSettings {
+                builder: kind,
+                ..ProfileSettings::default()
+            };
+            let run = session::run(&mut nes, Some(&replay), FRAMES, &settings, |_| {}).unwrap();
+            assert_eq!(run.dropped_batches, 0);
+            let replayed = session::replay_batches(&run.batches, kind, gfc::THESIS_BEST);
+            let live = (
+                ron::to_string(run.builder.graph()).unwrap(),
+                ron::to_string(run.builder.edge_profile()).unwrap(),
+            );
+            let again = (
+                ron::to_string(replayed.graph()).unwrap(),
+                ron::to_string(replayed.edge_profile()).unwrap(),
+            );
+            assert!(
+                live == again,
+                "{stem} {kind}: replay differs from the live run"
+            );
+            let mut w = profiler::stream::StreamWriter::new(
+                Vec::new(),
+                &profiler::stream::StreamHeader {
+                    rom_hash: String::new(),
+                    rom_name: stem.into(),
+                    movie: None,
+                    trigger: "emulated".into(),
+                    interval_ms: 3.0,
+                    batch_len: 25,
+                    jitter_ms: 0.0,
+                    spacing: "uniform".into(),
+                    seed: 0,
+                },
+            )
+            .unwrap();
+            for b in &run.batches {
+                w.batch(b).unwrap();
+            }
+            let bytes = w.finish(&Default::default()).unwrap();
+            let stream = profiler::stream::parse(&bytes, std::path::Path::new(stem)).unwrap();
+            let from_file = session::replay_batches(&stream.batches, kind, gfc::THESIS_BEST);
+            let file = (
+                ron::to_string(from_file.graph()).unwrap(),
+                ron::to_string(from_file.edge_profile()).unwrap(),
+            );
+            assert!(live == file, "{stem} {kind}: via the stream file");
         }
-        let bytes = w.finish(&Default::default()).unwrap();
-        let stream = profiler::stream::parse(&bytes, std::path::Path::new(stem)).unwrap();
-        let from_file = session::replay_batches(&stream.batches, gfc::THESIS_BEST);
-        assert_eq!(
-            live,
-            ron::to_string(from_file.graph()).unwrap(),
-            "{stem}: via the stream file"
-        );
     }
 }

@@ -22,12 +22,14 @@ pub mod hash;
 pub mod hot;
 pub mod metrics;
 pub mod sample;
+pub mod trace;
 
-pub use builder::HotCfgBuilder;
+pub use builder::{BuilderKind, HotCfgBuilder};
 pub use cfg::{Block, Cfg, Edge, InterruptCount};
 pub use gaussiano::bins::{Bin, Bins};
 pub use gaussiano::params::{self as params, GfcParams, ParamsError, THESIS_BEST};
 pub use gaussiano::{Counters, GfcGaussiano};
 pub use hot::{h90, hot_subgraph, HotFraction};
-pub use metrics::Metrics;
+pub use metrics::{HotTruth, Metrics};
 pub use sample::{Addr, Batch, Flow, Sample};
+pub use trace::TraceBuilder;

@@ -7,6 +7,7 @@
 
 use crate::cfg::Cfg;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// All metrics of one comparison, plus the edge-set sizes behind them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -33,6 +34,38 @@ pub struct Metrics {
     pub common_h: usize,
     /// |E(G) ∩ E(H90)|.
     pub common_h90: usize,
+    /// |E(G) ∩ E(H99)| / |E(H99)|: the thesis' metric against the hot set
+    /// of 99 % of the transitions, which a degenerate H90 of a few edges
+    /// cannot make trivial.
+    pub similarity99: f64,
+    /// |E(G) ∩ E(H95)| / |E(G)|: how much of what G calls hot really is,
+    /// with a five-point margin at the cut-off, so that a builder cannot
+    /// score by emitting everything it saw.
+    pub hot_precision: f64,
+    /// |E(H99)|.
+    pub edges_h99: usize,
+}
+
+/// The truth and its hot sets, computed once per run and compared with any
+/// number of sampled graphs.
+#[derive(Debug, Clone)]
+pub struct HotTruth<'a> {
+    pub h: &'a Cfg,
+    pub h90: Cow<'a, Cfg>,
+    pub h95: Cow<'a, Cfg>,
+    pub h99: Cow<'a, Cfg>,
+}
+
+impl<'a> HotTruth<'a> {
+    pub fn new(h: &'a Cfg) -> Self {
+        use crate::hot::{hot_subgraph, HotFraction};
+        HotTruth {
+            h,
+            h90: Cow::Owned(hot_subgraph(h, HotFraction::H90)),
+            h95: Cow::Owned(hot_subgraph(h, HotFraction::percent(95))),
+            h99: Cow::Owned(hot_subgraph(h, HotFraction::percent(99))),
+        }
+    }
 }
 
 impl Metrics {
@@ -53,7 +86,29 @@ impl Metrics {
             edges_h90: h90.num_edges(),
             common_h: common(g, h),
             common_h90: common(g, h90),
+            similarity99: 0.0,
+            hot_precision: 0.0,
+            edges_h99: 0,
         }
+    }
+
+    /// Every metric of a builder's output: the hot CFG `g` for the set
+    /// metrics, its edge profile `profile` (every edge it observed, with
+    /// estimated counts) for `overlap`, as in the profile-accuracy
+    /// literature.
+    pub fn evaluate(
+        g: &Cfg,
+        profile: &Cfg,
+        truth: &HotTruth<'_>,
+        sampled: u64,
+        executed: u64,
+    ) -> Self {
+        let mut m = Self::compute(g, truth.h, &truth.h90, sampled, executed);
+        m.overlap = overlap(profile, truth.h);
+        m.similarity99 = similarity(g, &truth.h99);
+        m.hot_precision = ratio(common(g, &truth.h95) as f64, g.num_edges() as f64);
+        m.edges_h99 = truth.h99.num_edges();
+        m
     }
 }
 

@@ -1,9 +1,12 @@
 //! Property tests: GFCGaussiano never panics on arbitrary batches under any
 //! grid configuration, only builds edges between blocks of addresses it was
-//! fed, keeps its structures consistent, and is deterministic. Also checks
-//! H90 minimality and metric ranges on random graphs.
+//! fed, keeps its structures consistent, and is deterministic. The trace
+//! builder never panics, only holds edges that were observed (no flow
+//! inference adds any today), keeps its hot CFG inside its edge profile and
+//! is deterministic. Also checks H90 minimality and metric ranges on random
+//! graphs.
 
-use gfc::{h90, Addr, Cfg, Flow, GfcGaussiano, GfcParams, Metrics, Sample};
+use gfc::{h90, Addr, Cfg, Flow, GfcGaussiano, GfcParams, Metrics, Sample, TraceBuilder};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -288,4 +291,70 @@ proptest! {
             prop_assert!((self_m.similarity - 1.0).abs() < 1e-12);
         }
     }
+
+    #[test]
+    fn trace_builder_never_panics_on_arbitrary_batches(b in batches()) {
+        let mut t = TraceBuilder::new();
+        for batch in &b {
+            t.process_batch(batch);
+        }
+        // Arbitrary samples contradict themselves (a straight-line
+        // instruction whose successor is elsewhere), so only the shape is
+        // checked here.
+        for e in t.graph().edges() {
+            prop_assert_eq!(t.edge_profile().edge(e.src, e.dst), Some(e.count));
+        }
+    }
+
+    #[test]
+    fn trace_builder_only_holds_observed_edges(b in coherent()) {
+        let mut t = TraceBuilder::new();
+        for batch in &b {
+            t.process_batch(batch);
+        }
+        check_trace(&t, &b)?;
+        // Reading the graph midway does not change the end result.
+        let mut u = TraceBuilder::new();
+        for (i, batch) in b.iter().enumerate() {
+            u.process_batch(batch);
+            if i % 7 == 0 {
+                let _ = u.graph();
+            }
+        }
+        prop_assert_eq!(
+            ron::to_string(t.edge_profile()).unwrap(),
+            ron::to_string(u.edge_profile()).unwrap()
+        );
+        prop_assert_eq!(ron::to_string(t.graph()).unwrap(), ron::to_string(u.graph()).unwrap());
+    }
+}
+
+/// Every edge of the trace builder's edge profile leaves its source block
+/// through a transfer some sample showed: a sample at the block's last
+/// instruction whose successor is the edge's target. The hot CFG is a
+/// subgraph of the edge profile with the same counts.
+fn check_trace(t: &TraceBuilder, batches: &[Vec<Sample>]) -> Result<(), TestCaseError> {
+    let seen: BTreeSet<(Addr, Addr)> = batches
+        .iter()
+        .flatten()
+        .filter(|s| s.flow != Flow::Interrupt)
+        .map(|s| (s.pc, s.next_pc))
+        .collect();
+    let p = t.edge_profile();
+    for e in p.edges() {
+        let block = p.block(e.src);
+        prop_assert!(block.is_some(), "edge from a non-block {:x}", e.src);
+        let last = block.unwrap().last();
+        prop_assert!(
+            seen.contains(&(last, e.dst)),
+            "edge {:x}->{:x} (last instruction {:x}) was never observed",
+            e.src,
+            e.dst,
+            last
+        );
+    }
+    for e in t.graph().edges() {
+        prop_assert_eq!(p.edge(e.src, e.dst), Some(e.count));
+    }
+    Ok(())
 }

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use emu::clock::CPU_HZ_NTSC;
 use emu::movie::Replay;
 use emu::nes::{Engine, Nes};
-use emu::sampling::{SampleCapture, Trigger};
+use emu::sampling::{SampleCapture, Spacing, Trigger};
 use emu::FlowCounts;
-use gfc::{Cfg, GfcGaussiano, GfcParams, HotCfgBuilder, Sample};
+use gfc::{BuilderKind, Cfg, GfcGaussiano, GfcParams, HotCfgBuilder, Sample};
 use parking_lot::RwLock;
 
 use crate::feeder::{Feeder, Snapshot};
@@ -32,10 +32,14 @@ pub struct ProfileSettings {
     pub interval_ms: f64,
     /// N: instructions per batch.
     pub batch_len: usize,
+    /// Emulated trigger: how intervals of mean X are drawn.
+    pub spacing: Spacing,
     /// Emulated trigger: extra delay of up to this many ms per batch.
     pub jitter_ms: f64,
     pub seed: u64,
-    /// The live builder's configuration.
+    /// The hot-CFG algorithm.
+    pub builder: BuilderKind,
+    /// GFCGaussiano's configuration (when `builder` is `gfc`).
     pub params: GfcParams,
     pub engine: Engine,
     /// Capacity of the builder's queue, in offers (at most one per frame,
@@ -44,14 +48,19 @@ pub struct ProfileSettings {
 }
 
 impl Default for ProfileSettings {
-    /// The thesis' setup: X = 3 ms, N = 25, its best configuration.
+    /// The thesis' setup: X = 3 ms, N = 25 and its best configuration for
+    /// GFCGaussiano; the trace builder (the better one); the
+    /// emulated trigger with intervals drawn uniformly around X (see
+    /// [`Spacing`]).
     fn default() -> Self {
         ProfileSettings {
             trigger: Trigger::Emulated,
             interval_ms: 3.0,
             batch_len: 25,
+            spacing: Spacing::Uniform,
             jitter_ms: 0.0,
             seed: 0,
+            builder: BuilderKind::Trace,
             params: gfc::THESIS_BEST,
             engine: Engine::Translator,
             queue: 4096,
@@ -76,6 +85,7 @@ pub fn sampler(settings: &ProfileSettings, start_cycle: u64) -> (SampleCapture, 
             };
             let capture = SampleCapture::emulated(
                 ms_to_cycles(settings.interval_ms),
+                settings.spacing,
                 jitter_cycles,
                 settings.seed,
                 settings.batch_len,
@@ -137,8 +147,8 @@ pub struct Finished {
 
 impl Session {
     /// Switches `nes` to the settings' engine, attaches the sampler (and the
-    /// flow recorder, if `recording.truth`) and starts the feeder with
-    /// GFCGaussiano at the settings' parameters.
+    /// flow recorder, if `recording.truth`) and starts the feeder with the
+    /// settings' builder.
     pub fn attach(nes: &mut Nes, settings: &ProfileSettings, recording: Recording) -> Session {
         nes.set_engine(settings.engine);
         if recording.truth {
@@ -147,7 +157,7 @@ impl Session {
         let (capture, timer) = sampler(settings, nes.cycles());
         nes.attach_sampler(capture);
         let feeder = Feeder::spawn(
-            Box::new(GfcGaussiano::new(settings.params)),
+            settings.builder.build(settings.params),
             settings.queue,
             recording.publish_every,
             recording.stream,
@@ -273,9 +283,24 @@ pub fn run(
     })
 }
 
-/// Replays recorded batches through a fresh GFCGaussiano (the offline path
-/// the sweep uses; identical to the live builder when nothing was dropped).
-pub fn replay_batches(batches: &[Vec<Sample>], params: GfcParams) -> GfcGaussiano {
+/// Replays recorded batches through a fresh builder (the offline path the
+/// sweep and `cfg build` use; identical to the live builder when nothing
+/// was dropped).
+pub fn replay_batches(
+    batches: &[Vec<Sample>],
+    builder: BuilderKind,
+    params: GfcParams,
+) -> Box<dyn HotCfgBuilder> {
+    let mut b = builder.build(params);
+    for batch in batches {
+        b.process_batch(batch);
+    }
+    b
+}
+
+/// [`replay_batches`] through GFCGaussiano, keeping its own type (the
+/// sweep reads its bins).
+pub fn replay_gfc(batches: &[Vec<Sample>], params: GfcParams) -> GfcGaussiano {
     let mut gfc = GfcGaussiano::new(params);
     for batch in batches {
         gfc.process_batch(batch);

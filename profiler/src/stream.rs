@@ -37,7 +37,16 @@ pub struct StreamHeader {
     pub batch_len: usize,
     /// Maximum extra delay drawn per batch (emulated trigger), ms.
     pub jitter_ms: f64,
+    /// How the emulated trigger drew its intervals (`uniform` or
+    /// `periodic`); streams written before there was a choice were
+    /// periodic.
+    #[serde(default = "periodic")]
+    pub spacing: String,
     pub seed: u64,
+}
+
+fn periodic() -> String {
+    "periodic".into()
 }
 
 /// Totals known only when the run ends.
@@ -48,6 +57,10 @@ pub struct StreamTrailer {
     pub batches: u64,
     pub dropped_batches: u64,
     pub frames: u64,
+    /// The run's last frame hash, so a replay can print `profile`'s last
+    /// line (0 in streams written before it was kept).
+    #[serde(default)]
+    pub frame_hash: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -268,6 +281,7 @@ mod tests {
             interval_ms: 3.0,
             batch_len: 3,
             jitter_ms: 0.0,
+            spacing: "uniform".into(),
             seed: 0,
         }
     }

@@ -5,7 +5,9 @@
 //!   returning from BRK, its matching return), interrupt handler entries, and
 //!   every address after a conditional branch. Any executed address that no
 //!   executed instruction leads into sequentially (the reset entry point) is a
-//!   leader too.
+//!   leader too, and so is one that two executed straight-line instructions
+//!   lead into (code entered at two alignments joins there): blocks never
+//!   share instructions, so no exit is counted twice.
 //! - Blocks: from a leader, the executed run up to the next control-flow
 //!   instruction or leader. Blocks are cut only after all leaders are known,
 //!   so the result does not depend on the order code was discovered.
@@ -54,18 +56,23 @@ pub fn build(counts: &FlowCounts) -> Cfg {
     let executed = |pc: u16| counts.executed[pc as usize] > 0;
 
     let mut leaders: BTreeSet<u16> = BTreeSet::new();
-    let mut has_sequential_predecessor = vec![false; 0x10000];
+    // Executed straight-line instructions leading into each address
+    // (saturating at 2: only "none", "one" and "a join" matter).
+    let mut sequential_predecessors = vec![0u8; 0x10000];
     for pc in 0..=0xFFFFu16 {
         if !executed(pc) {
             continue;
         }
         let flow = counts.flow(pc);
         match flow {
-            Flow::None => has_sequential_predecessor[next_address(counts, pc) as usize] = true,
+            Flow::None => {
+                let next = next_address(counts, pc) as usize;
+                sequential_predecessors[next] = sequential_predecessors[next].saturating_add(1);
+            }
             Flow::Branch => {
                 let fall_through = next_address(counts, pc);
                 leaders.insert(fall_through);
-                has_sequential_predecessor[fall_through as usize] = true;
+                sequential_predecessors[fall_through as usize] = 1;
             }
             _ => {}
         }
@@ -75,8 +82,12 @@ pub fn build(counts: &FlowCounts) -> Cfg {
     }
     leaders.extend(counts.interrupts.keys().copied());
     leaders.extend(counts.brk_handlers.keys().copied());
+    // No straight-line way in (the reset entry) or two of them (code
+    // entered at two alignments, as a 6502 "skip" byte does, joining at
+    // this instruction): a leader either way. Without the join rule two
+    // blocks would share their tail and each be credited with its exit.
     for pc in 0..=0xFFFFu16 {
-        if executed(pc) && !has_sequential_predecessor[pc as usize] {
+        if executed(pc) && sequential_predecessors[pc as usize] != 1 {
             leaders.insert(pc);
         }
     }
@@ -225,5 +236,28 @@ mod tests {
         let cfg = build(&counts);
         assert_eq!(cfg.edge(0x8000, 0x9000), Some(1));
         assert_eq!(cfg.edge(0x8000, 0xA000), Some(2));
+    }
+
+    #[test]
+    fn code_entered_at_two_alignments_splits_where_it_joins() {
+        // $8000 LDA #$EA (2 bytes) runs into $8002; entered at $8001, its
+        // operand byte is a NOP (1 byte) that runs into $8002 too; $8002
+        // JMP jumps to $8001 and then to $8000.
+        let counts = record(&[
+            (0x8000, 0xA9, 0x8002),
+            (0x8002, 0x4C, 0x8001),
+            (0x8001, 0xEA, 0x8002),
+            (0x8002, 0x4C, 0x8000),
+            (0x8000, 0xA9, 0x8002),
+        ]);
+        let cfg = build(&counts);
+        // $8002 is reached straight from $8000 and from $8001: a leader.
+        assert_eq!(cfg.block(0x8000).unwrap().instrs, vec![0x8000]);
+        assert_eq!(cfg.block(0x8001).unwrap().instrs, vec![0x8001]);
+        assert_eq!(cfg.edge(0x8000, 0x8002), Some(2));
+        assert_eq!(cfg.edge(0x8001, 0x8002), Some(1));
+        // Two transfers out of $8002 (one still pending at the end).
+        assert_eq!(cfg.edge(0x8002, 0x8000), Some(1));
+        assert_eq!(cfg.edge(0x8002, 0x8001), Some(1));
     }
 }

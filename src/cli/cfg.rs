@@ -1,4 +1,5 @@
-//! `nesprof cfg`: the exact CFG on its own — record it from a run, render a
+//! `nesprof cfg`: CFGs on their own — record the exact one from a run,
+//! rebuild the hot one offline from a recorded sample stream, render a
 //! record as Graphviz DOT, and compare two records.
 
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use emu::nes::Engine;
+use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
 use profiler::cfg_file::CfgFile;
 
 use crate::emit::emit;
@@ -28,6 +30,10 @@ pub struct CfgArgs {
 pub enum CfgCommand {
     /// Run a ROM with the ground-truth recorder and write its exact CFG as RON.
     Record(RecordArgs),
+    /// Rebuild the hot CFG offline from a recorded sample stream (a
+    /// profile's samples.bin) and compare it with the exact CFG; prints the
+    /// same last line as `profile`.
+    Build(BuildArgs),
     /// Render a recorded CFG as Graphviz DOT (hot subgraph H90 highlighted).
     Dot(DotArgs),
     /// Compare two recorded CFGs; exit 0 if identical, 1 if they differ.
@@ -56,6 +62,25 @@ pub struct RecordArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// A sample stream written by `profile` (samples.bin).
+    pub samples: PathBuf,
+    /// The exact CFG of the same run (the profile's truth.ron).
+    #[arg(long, value_name = "truth.ron")]
+    pub truth: PathBuf,
+    /// The hot-CFG builder (see `profile --help`).
+    #[arg(long, value_parser = options::builder(), default_value = "trace")]
+    pub builder: BuilderKind,
+    /// GFCGaussiano parameters binSize,stdevThreshold,windowSize,recurrentThreshold
+    /// (builder gfc only).
+    #[arg(long, default_value = "10,15,13,5")]
+    pub config: GfcParams,
+    /// Also write hot_cfg.ron, hot_cfg.dot and edge_profile.ron here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 pub struct DotArgs {
     /// A CFG record written by `cfg record` or `profile`.
     pub cfg: PathBuf,
@@ -79,6 +104,7 @@ pub struct DiffArgs {
 pub fn run(args: CfgArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         CfgCommand::Record(a) => record(a),
+        CfgCommand::Build(a) => build(a),
         CfgCommand::Dot(a) => dot(a),
         CfgCommand::Diff(a) => diff(a),
     }
@@ -148,6 +174,70 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
         h90.num_edges(),
         nes.frame_count() as f64 / seconds.max(1e-9),
         nes.frame_hash()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let stream = profiler::stream::read(&args.samples).map_err(|e| BadInput(e.to_string()))?;
+    let truth = read_record(&args.truth)?;
+    if stream.header.rom_hash != truth.rom_hash && !stream.header.rom_hash.is_empty() {
+        return Err(BadInput(format!(
+            "{} records {} ({}) but {} is the CFG of {} ({})",
+            args.samples.display(),
+            stream.header.rom_name,
+            stream.header.rom_hash,
+            args.truth.display(),
+            truth.rom_name,
+            truth.rom_hash
+        ))
+        .into());
+    }
+    let trailer = stream.trailer.clone().unwrap_or_default();
+    if stream.trailer.is_none() {
+        eprintln!(
+            "warning: {} has no trailer (the run was cut short): totals unknown, sampled_pct is 0",
+            args.samples.display()
+        );
+    }
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out)
+            .map_err(|e| BadInput(format!("--out: cannot create {}: {e}", out.display())))?;
+    }
+    let builder = profiler::session::replay_batches(&stream.batches, args.builder, args.config);
+    let hot = builder.graph();
+    let profile = builder.edge_profile();
+    let hot_truth = HotTruth::new(&truth.cfg);
+    let metrics = Metrics::evaluate(
+        hot,
+        profile,
+        &hot_truth,
+        trailer.sampled_instructions,
+        trailer.executed_instructions,
+    );
+    if let Some(out) = &args.out {
+        let record = |kind: &str, cfg: &gfc::Cfg| CfgFile {
+            kind: kind.to_string(),
+            cfg: cfg.clone(),
+            ..truth.clone()
+        };
+        record("sampled", hot).write(&out.join("hot_cfg.ron"))?;
+        record("edge_profile", profile).write(&out.join("edge_profile.ron"))?;
+        let title = format!(
+            "{}: hot CFG ({}, replayed)",
+            truth.rom_name,
+            if args.builder.has_params() {
+                format!("{} {}", args.builder, args.config)
+            } else {
+                args.builder.to_string()
+            }
+        );
+        let dot = profiler::dot::render(hot, Some(&hot_truth.h90), &truth.disasm, &title);
+        crate::cli::profile::write_text(&out.join("hot_cfg.dot"), &dot)?;
+    }
+    emit(&crate::cli::profile::metric_line(
+        &metrics,
+        trailer.frame_hash,
     ));
     Ok(ExitCode::SUCCESS)
 }

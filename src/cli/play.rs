@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use emu::sampling::Trigger;
+use gfc::BuilderKind;
 
 use crate::options;
 use crate::play::Options;
@@ -40,13 +41,18 @@ pub struct PlayArgs {
     #[arg(long, value_name = "F.fm2")]
     pub record: Option<PathBuf>,
     /// Show the live hot CFG beside the game (keys: O hide, C colouring,
-    /// 1-4 parameter preset, R reset).
+    /// 1-4 GFCGaussiano parameter preset, R reset).
     #[arg(long)]
     pub overlay: bool,
     /// With --overlay: live similarity, precision and weighted against the
     /// exact CFG recorded in the same run (updated about once a second).
     #[arg(long, requires = "overlay")]
     pub truth: bool,
+    /// With --overlay: the hot-CFG builder drawn. `trace` (the default)
+    /// finds far more of the hot edges than `gfc`, GFCGaussiano as the
+    /// thesis specifies it (keys 1-4 switch to gfc with a preset).
+    #[arg(long, value_parser = options::builder(), default_value = "trace", requires = "overlay")]
+    pub builder: BuilderKind,
     /// With --overlay: what starts a sample batch. Default: wall (a real-time
     /// timer, as in the thesis) in a window, emulated with --headless.
     #[arg(long, value_parser = options::trigger(), requires = "overlay")]
@@ -73,6 +79,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         overlay: args.overlay,
         truth: args.truth,
         trigger: args.trigger,
+        builder: args.builder,
         headless: args.headless,
         screenshot: args.screenshot,
     })

@@ -1,6 +1,6 @@
 //! `nesprof profile`: one run with the ground-truth recorder and the
-//! count-and-time sampler; the hot CFG is built live by GFCGaussiano and
-//! compared with the exact one.
+//! count-and-time sampler; the hot CFG is built live by the chosen builder
+//! and compared with the exact one.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,8 +10,8 @@ use anyhow::Context;
 use clap::Args;
 use emu::clock::minutes_to_frames;
 use emu::nes::Engine;
-use emu::sampling::Trigger;
-use gfc::{GfcParams, Metrics};
+use emu::sampling::{Spacing, Trigger};
+use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
 use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
@@ -44,13 +44,24 @@ pub struct ProfileArgs {
     /// N: consecutive instructions per batch.
     #[arg(long, default_value_t = 25)]
     pub batch: usize,
+    /// Emulated trigger only: how the intervals of mean X are drawn —
+    /// uniformly from [X/2, 3X/2] (so the sampler cannot phase-lock with the
+    /// 60 Hz frame), or exactly X.
+    #[arg(long, value_parser = options::spacing(), default_value = "uniform")]
+    pub spacing: Spacing,
     /// Emulated trigger only: random extra delay of up to this many ms.
     #[arg(long, default_value_t = 0.0)]
     pub jitter_ms: f64,
-    /// Seed of the jitter.
+    /// Seed of the trigger's random intervals and jitter.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// GFCGaussiano parameters binSize,stdevThreshold,windowSize,recurrentThreshold.
+    /// The hot-CFG builder: `trace` reads each batch as an exact trace and
+    /// estimates counts with flow conservation; `gfc` is GFCGaussiano as
+    /// the thesis specifies it.
+    #[arg(long, value_parser = options::builder(), default_value = "trace")]
+    pub builder: BuilderKind,
+    /// GFCGaussiano parameters binSize,stdevThreshold,windowSize,recurrentThreshold
+    /// (builder gfc only).
     #[arg(long, default_value = "10,15,13,5")]
     pub config: GfcParams,
     /// CPU engine.
@@ -82,8 +93,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         trigger: args.trigger,
         interval_ms: args.interval_ms,
         batch_len: args.batch,
+        spacing: args.spacing,
         jitter_ms: args.jitter_ms,
         seed: args.seed,
+        builder: args.builder,
         params: args.config,
         engine: args.engine,
         ..ProfileSettings::default()
@@ -102,12 +115,14 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
     bar.finish_and_clear();
 
-    let h90 = gfc::h90(&result.truth);
+    let truth = HotTruth::new(&result.truth);
+    let h90: &gfc::Cfg = &truth.h90;
     let hot = result.builder.graph();
-    let metrics = Metrics::compute(
+    let profile = result.builder.edge_profile();
+    let metrics = Metrics::evaluate(
         hot,
-        &result.truth,
-        &h90,
+        profile,
+        &truth,
         result.sampled_instructions,
         result.executed_instructions,
     );
@@ -138,13 +153,23 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         hot_disasm.clone(),
     )
     .write(&out_dir.join("hot_cfg.ron"))?;
+    let profile_disasm = profiler::report::disassemble(profile, &result.counts, &nes);
+    profiler::report::record(
+        "edge_profile",
+        &rom_name,
+        &rom_bytes,
+        result.frames,
+        profile.clone(),
+        profile_disasm,
+    )
+    .write(&out_dir.join("edge_profile.ron"))?;
     let dot = profiler::dot::render(
         hot,
-        Some(&h90),
+        Some(h90),
         &hot_disasm,
-        &format!("{rom_name}: hot CFG ({})", args.config),
+        &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
     );
-    std::fs::write(out_dir.join("hot_cfg.dot"), dot)?;
+    write_text(&out_dir.join("hot_cfg.dot"), &dot)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
@@ -153,6 +178,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         interval_ms: args.interval_ms,
         batch_len: args.batch,
         jitter_ms: args.jitter_ms,
+        spacing: args.spacing.name().to_string(),
         seed: args.seed,
     };
     let mut writer = StreamWriter::create(&out_dir.join("samples.bin"), &header)?;
@@ -165,6 +191,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         batches: result.batches.len() as u64,
         dropped_batches: result.dropped_batches,
         frames: result.frames,
+        frame_hash: result.frame_hash,
     })?;
 
     let mut report = String::new();
@@ -176,10 +203,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let _ = writeln!(report, "frames     {}", result.frames);
     let _ = writeln!(
         report,
-        "sampler    trigger {:?}, X = {} ms, N = {}, jitter {} ms",
-        args.trigger, args.interval_ms, args.batch, args.jitter_ms
+        "sampler    trigger {}, X = {} ms ({}), N = {}, jitter {} ms, seed {}",
+        args.trigger, args.interval_ms, args.spacing, args.batch, args.jitter_ms, args.seed
     );
-    let _ = writeln!(report, "GFC config {}", args.config);
+    let _ = writeln!(report, "builder    {}", builder_label(&args));
     let _ = writeln!(
         report,
         "executed   {} instructions",
@@ -195,22 +222,29 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     );
     let _ = writeln!(
         report,
-        "truth      {} blocks, {} edges; H90 {} edges",
+        "truth      {} blocks, {} edges; H90 {} edges, H99 {} edges",
         result.truth.num_blocks(),
         result.truth.num_edges(),
-        h90.num_edges()
+        h90.num_edges(),
+        truth.h99.num_edges()
     );
     let _ = writeln!(
         report,
-        "hot CFG    {} blocks, {} edges, {} bins",
+        "hot CFG    {} blocks, {} edges, {} bins; edge profile {} edges",
         hot.num_blocks(),
         hot.num_edges(),
-        result.builder.bins().len()
+        result.builder.bins().len(),
+        profile.num_edges()
     );
     let _ = writeln!(
         report,
         "metrics    similarity {:.4}  precision {:.4}  f1 {:.4}  weighted {:.4}  overlap {:.4}",
         metrics.similarity, metrics.precision, metrics.f1, metrics.weighted, metrics.overlap
+    );
+    let _ = writeln!(
+        report,
+        "           similarity99 {:.4}  hot_precision {:.4}",
+        metrics.similarity99, metrics.hot_precision
     );
     let _ = writeln!(
         report,
@@ -224,16 +258,41 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     std::fs::write(out_dir.join("report.txt"), &report)?;
     eprint!("{report}");
     eprintln!("wrote {}", out_dir.display());
-    emit(&format!(
-        "similarity={:.4} precision={:.4} weighted={:.4} overlap={:.4} sampled_pct={:.4} edges_g={} edges_h90={} frame_hash={:016x}",
-        metrics.similarity,
-        metrics.precision,
-        metrics.weighted,
-        metrics.overlap,
-        metrics.sampled_pct,
-        metrics.edges_g,
-        metrics.edges_h90,
-        result.frame_hash
-    ));
+    emit(&metric_line(&metrics, result.frame_hash));
     Ok(ExitCode::SUCCESS)
+}
+
+fn builder_label(args: &ProfileArgs) -> String {
+    if args.builder.has_params() {
+        format!("{} {}", args.builder, args.config)
+    } else {
+        args.builder.to_string()
+    }
+}
+
+/// `profile`'s last line (and `cfg build`'s): the DESIGN.md fields in
+/// their order, then the fields added since, appended.
+pub fn metric_line(m: &Metrics, frame_hash: u64) -> String {
+    format!(
+        "similarity={:.4} precision={:.4} weighted={:.4} overlap={:.4} sampled_pct={:.4} edges_g={} edges_h90={} frame_hash={:016x} similarity99={:.4} edges_h99={} hot_precision={:.4}",
+        m.similarity,
+        m.precision,
+        m.weighted,
+        m.overlap,
+        m.sampled_pct,
+        m.edges_g,
+        m.edges_h90,
+        frame_hash,
+        m.similarity99,
+        m.edges_h99,
+        m.hot_precision
+    )
+}
+
+/// Writes a text output atomically (a temporary file beside it, then a
+/// rename), so an interrupted run never leaves half a file.
+pub fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }

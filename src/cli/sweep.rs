@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use emu::nes::Engine;
+use emu::sampling::Spacing;
 use gfc::{GfcParams, THESIS_BEST};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use profiler::session::ProfileSettings;
@@ -113,6 +114,10 @@ pub struct SweepArgs {
     /// N: consecutive instructions per batch.
     #[arg(long, default_value_t = 25)]
     pub batch: usize,
+    /// How the intervals of mean X are drawn: uniformly from [X/2, 3X/2]
+    /// (the default), or exactly X (the sampler of earlier versions).
+    #[arg(long, value_parser = options::spacing(), default_value = "uniform")]
+    pub spacing: Spacing,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -144,6 +149,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let settings = ProfileSettings {
         interval_ms: args.interval_ms,
         batch_len: args.batch,
+        spacing: args.spacing,
         engine: args.engine,
         ..ProfileSettings::default()
     };
@@ -154,10 +160,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
     eprintln!(
-        "sweep: {} workload(s) x {} configurations on {threads} thread(s); sampler X = {} ms, N = {}",
+        "sweep: {} workload(s) x {} configurations and the trace builder on {threads} thread(s); sampler X = {} ms ({}), N = {}",
         list.len(),
         configs.len(),
         args.interval_ms,
+        args.spacing,
         args.batch
     );
     let bars = Bars::new(list.len(), configs.len());
@@ -183,7 +190,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         &csv::workloads_csv(results),
     )?;
     for r in results {
-        for (suffix, record) in [("h90", &r.h90_record), ("hot_thesis_best", &r.best_record)] {
+        for (suffix, record) in [
+            ("h90", &r.h90_record),
+            ("hot_thesis_best", &r.best_record),
+            ("hot_trace", &r.trace_record),
+        ] {
             let path = args
                 .out
                 .join("cfg")
@@ -209,8 +220,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let means = tables::config_means(results);
     let ranked = tables::ranked_means(&means);
     let thesis = means.iter().find(|m| m.params == THESIS_BEST);
+    let groups = tables::group_means(results);
+    let group = |kind: &str| groups.iter().find(|g| g.0 == kind);
+    let busy = group("busy");
     emit(&format!(
-        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1}",
+        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}",
         results.len(),
         configs.len(),
         outcome.skipped.len(),
@@ -218,7 +232,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         ranked.first().and_then(|m| m.params.id()).unwrap_or(0),
         ranked.first().map_or(0.0, |m| m.similarity),
         thesis.map_or(0.0, |m| m.similarity),
-        outcome.wall.as_secs_f64()
+        outcome.wall.as_secs_f64(),
+        busy.map_or(0, |g| g.1),
+        group("degenerate").map_or(0, |g| g.1),
+        busy.map_or(0.0, |g| g.2[0]),
+        busy.map_or(0.0, |g| g.3[0]),
+        busy.map_or(0.0, |g| g.3[1]),
+        busy.map_or(0.0, |g| g.3[2]),
     ));
     if !outcome.failed.is_empty() {
         return Err(BadInput(format!(

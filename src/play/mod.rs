@@ -67,6 +67,8 @@ pub struct Options {
     /// With the overlay: what starts a batch (default: wall in a window,
     /// emulated headless).
     pub trigger: Option<Trigger>,
+    /// With the overlay: the hot-CFG builder drawn.
+    pub builder: gfc::BuilderKind,
     /// No window, audio or pacing: `frames` frames as fast as possible.
     pub headless: bool,
     /// Write the window image to this PNG at the end.
@@ -100,6 +102,7 @@ fn profile_settings(args: &Options) -> ProfileSettings {
     });
     ProfileSettings {
         trigger,
+        builder: args.builder,
         ..ProfileSettings::default()
     }
 }

@@ -1,5 +1,8 @@
 //! `sweep.csv`: one row per (workload, configuration) with the parameters and
-//! every metric; `workloads.csv`: one row per workload. Plain RFC 4180 (a
+//! every metric, then per workload one row for the trace builder (builder
+//! `trace`, no configuration: id, parameters and bins empty); the columns
+//! added since the first version are appended (`hot_precision`, `builder`).
+//! `workloads.csv`: one row per workload. Plain RFC 4180 (a
 //! field with a comma, quote or newline is quoted), header first, numbers
 //! with enough digits to recompute the tables. Timings are not in these files
 //! (they vary run to run); the results are deterministic.
@@ -19,7 +22,7 @@ pub fn field(s: &str) -> String {
 
 pub const SWEEP_HEADER: &str = "workload,config_id,bin_size,stdev_threshold,window_size,\
 recurrent_threshold,bins,similarity,precision,f1,weighted,overlap,similarity_h99,sampled_pct,\
-edges_g,edges_h,edges_h90,edges_h99,common_h,common_h90";
+edges_g,edges_h,edges_h90,edges_h99,common_h,common_h90,hot_precision,builder";
 
 /// Every (workload, config) row.
 pub fn sweep_csv(results: &[WorkloadResult]) -> String {
@@ -31,7 +34,7 @@ pub fn sweep_csv(results: &[WorkloadResult]) -> String {
             let m = &c.metrics;
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},gfc",
                 field(&r.name),
                 p.id().map_or(String::new(), |i| i.to_string()),
                 p.bin_size,
@@ -52,14 +55,36 @@ pub fn sweep_csv(results: &[WorkloadResult]) -> String {
                 r.edges_h99,
                 m.common_h,
                 m.common_h90,
+                m.hot_precision,
             );
         }
+        let m = &r.trace.metrics;
+        let _ = writeln!(
+            out,
+            "{},,,,,,,{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},{}",
+            field(&r.name),
+            m.similarity,
+            m.precision,
+            m.f1,
+            m.weighted,
+            m.overlap,
+            m.similarity99,
+            m.sampled_pct,
+            m.edges_g,
+            m.edges_h,
+            m.edges_h90,
+            r.edges_h99,
+            m.common_h,
+            m.common_h90,
+            m.hot_precision,
+            r.trace.builder,
+        );
     }
     out
 }
 
 pub const WORKLOADS_HEADER: &str = "workload,rom,frames,frame_hash,executed_instructions,\
-sampled_instructions,batches,sampled_pct,truth_blocks,truth_edges,edges_h90,top_edge_pct,edges_h99";
+sampled_instructions,batches,sampled_pct,truth_blocks,truth_edges,edges_h90,top_edge_pct,edges_h99,busy";
 
 /// One row per workload.
 pub fn workloads_csv(results: &[WorkloadResult]) -> String {
@@ -68,7 +93,7 @@ pub fn workloads_csv(results: &[WorkloadResult]) -> String {
     for r in results {
         let _ = writeln!(
             out,
-            "{},{},{},{:016x},{},{},{},{:.6},{},{},{},{:.4},{}",
+            "{},{},{},{:016x},{},{},{},{:.6},{},{},{},{:.4},{},{}",
             field(&r.name),
             field(&r.rom),
             r.frames,
@@ -82,6 +107,7 @@ pub fn workloads_csv(results: &[WorkloadResult]) -> String {
             r.edges_h90,
             r.top_edge_pct,
             r.edges_h99,
+            r.busy(),
         );
     }
     out
@@ -103,7 +129,7 @@ mod tests {
         for h in [SWEEP_HEADER, WORKLOADS_HEADER] {
             assert!(!h.contains(' '), "{h}");
         }
-        assert_eq!(SWEEP_HEADER.split(',').count(), 20);
-        assert_eq!(WORKLOADS_HEADER.split(',').count(), 13);
+        assert_eq!(SWEEP_HEADER.split(',').count(), 22);
+        assert_eq!(WORKLOADS_HEADER.split(',').count(), 14);
     }
 }

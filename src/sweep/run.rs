@@ -12,13 +12,14 @@
 //! a pure function of the stream and the configuration, and results are
 //! stored by (workload, config id).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use gfc::{Cfg, GfcParams, HotFraction, Metrics, Sample};
+use gfc::{BuilderKind, Cfg, GfcParams, HotFraction, HotTruth, Metrics, Sample};
 use profiler::cfg_file::CfgFile;
 use profiler::session::{self, ProfileSettings};
 
@@ -39,6 +40,9 @@ pub struct Emulated {
     pub h90: Cfg,
     /// Our extra reference, see [`H99_PERCENT`].
     pub h99: Cfg,
+    /// The truth's H95: `hot_precision` counts a hot edge as right within
+    /// this margin.
+    pub h95: Cfg,
     pub executed_instructions: u64,
     pub sampled_instructions: u64,
     pub frames: u64,
@@ -48,7 +52,34 @@ pub struct Emulated {
     pub h90_record: CfgFile,
     /// The hot CFG at the thesis' best configuration, as a record.
     pub best_record: CfgFile,
+    /// The trace builder's result on the same stream, and its hot CFG as a
+    /// record.
+    pub trace: BuilderResult,
+    pub trace_record: CfgFile,
     pub wall: Duration,
+}
+
+impl Emulated {
+    /// The truth and its hot sets, for [`Metrics::evaluate`].
+    pub fn hot_truth(&self) -> HotTruth<'_> {
+        HotTruth {
+            h: &self.truth,
+            h90: Cow::Borrowed(&self.h90),
+            h95: Cow::Borrowed(&self.h95),
+            h99: Cow::Borrowed(&self.h99),
+        }
+    }
+}
+
+/// A builder without parameters, scored on a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuilderResult {
+    pub builder: BuilderKind,
+    pub metrics: Metrics,
+    /// Edges in its edge profile.
+    pub profile_edges: usize,
+    /// Wall time of the replay (not part of the results' identity).
+    pub replay: Duration,
 }
 
 /// Why a workload did not run.
@@ -123,11 +154,15 @@ pub fn emulate(
 ) -> Result<Emulated, WorkloadError> {
     let run = session::run(&mut p.nes, p.replay.as_ref(), p.frames, settings, progress)
         .map_err(|e| WorkloadError::Bad(format!("{name}: {e}")))?;
-    let h90 = gfc::h90(&run.truth);
+    let hot_truth = HotTruth::new(&run.truth);
+    let (h90, h95) = (
+        hot_truth.h90.clone().into_owned(),
+        hot_truth.h95.clone().into_owned(),
+    );
     let h99 = gfc::hot_subgraph(&run.truth, HotFraction::percent(H99_PERCENT));
     // Replayed rather than taken from the live builder: a replay never drops
     // batches, so this equals config 69 of the sweep by construction.
-    let best = session::replay_batches(&run.batches, gfc::THESIS_BEST).into_graph();
+    let best = session::replay_gfc(&run.batches, gfc::THESIS_BEST).into_graph();
     let record = |kind: &str, cfg: &Cfg| {
         let disasm = profiler::report::disassemble(cfg, &run.counts, &p.nes);
         profiler::report::record(
@@ -141,17 +176,36 @@ pub fn emulate(
     };
     let h90_record = record("h90", &h90);
     let best_record = record("sampled", &best);
+    let start = Instant::now();
+    let tracer = session::replay_batches(&run.batches, BuilderKind::Trace, gfc::THESIS_BEST);
+    let trace = BuilderResult {
+        builder: BuilderKind::Trace,
+        metrics: Metrics::evaluate(
+            tracer.graph(),
+            tracer.edge_profile(),
+            &hot_truth,
+            run.sampled_instructions,
+            run.executed_instructions,
+        ),
+        profile_edges: tracer.edge_profile().num_edges(),
+        replay: start.elapsed(),
+    };
+    let trace_record = record("sampled", tracer.graph());
+    drop(hot_truth);
     Ok(Emulated {
         name: name.to_string(),
         truth: run.truth,
         h90,
         h99,
+        h95,
         executed_instructions: run.executed_instructions,
         sampled_instructions: run.sampled_instructions,
         frames: run.frames,
         frame_hash: run.frame_hash,
         h90_record,
         best_record,
+        trace,
+        trace_record,
         wall: run.wall,
         batches: run.batches,
     })
@@ -173,16 +227,16 @@ pub struct ConfigResult {
 /// Replays the stream through one configuration and scores the hot CFG.
 pub fn replay_config(e: &Emulated, params: GfcParams) -> ConfigResult {
     let start = Instant::now();
-    let gfc = session::replay_batches(&e.batches, params);
+    let gfc = session::replay_gfc(&e.batches, params);
     let replay = start.elapsed();
     let g = gfc.graph();
     ConfigResult {
         params,
         bins: gfc.num_bins(),
-        metrics: Metrics::compute(
+        metrics: Metrics::evaluate(
             g,
-            &e.truth,
-            &e.h90,
+            g,
+            &e.hot_truth(),
             e.sampled_instructions,
             e.executed_instructions,
         ),
@@ -210,11 +264,25 @@ pub struct WorkloadResult {
     pub emulate_wall: Duration,
     /// The 144 configurations, in id order.
     pub configs: Vec<ConfigResult>,
+    /// The trace builder on the same stream.
+    pub trace: BuilderResult,
     pub h90_record: CfgFile,
     pub best_record: CfgFile,
+    pub trace_record: CfgFile,
 }
 
+/// A workload is busy when its H90 has at least this many edges; below it,
+/// H90 is the idle loop and a few edges around it, which any builder finds,
+/// so similarity on it says nothing (issue 21's definition).
+pub const BUSY_H90_EDGES: usize = 20;
+
 impl WorkloadResult {
+    /// Whether the workload is busy ([`BUSY_H90_EDGES`]): builders are
+    /// judged on busy workloads only.
+    pub fn busy(&self) -> bool {
+        self.edges_h90 >= BUSY_H90_EDGES
+    }
+
     pub fn sampled_pct(&self) -> f64 {
         gfc::metrics::sampled_pct(self.sampled_instructions, self.executed_instructions)
     }
@@ -241,8 +309,10 @@ impl WorkloadResult {
             },
             emulate_wall: e.wall,
             configs,
+            trace: e.trace.clone(),
             h90_record: e.h90_record.clone(),
             best_record: e.best_record.clone(),
+            trace_record: e.trace_record.clone(),
         }
     }
 }

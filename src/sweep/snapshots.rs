@@ -1,5 +1,6 @@
-//! CFG regression snapshots: for each bundled workload, the truth's H90 and
-//! the hot CFG at the thesis' best configuration, as CFG records (versioned
+//! CFG regression snapshots: for each bundled workload, the truth's H90, the
+//! hot CFG at the thesis' best configuration and the trace builder's hot
+//! CFG, as CFG records (versioned
 //! RON with sorted blocks and edges, and the disassembly) in
 //! `tests/snapshots/`.
 //!
@@ -44,8 +45,8 @@ pub fn bless_requested() -> bool {
     std::env::var(BLESS_VAR).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// Runs the bundled workloads of `repo` and returns their snapshots, two per
-/// workload in workload order.
+/// Runs the bundled workloads of `repo` and returns their snapshots, three
+/// per workload in workload order.
 pub fn compute(repo: &Path, threads: usize) -> Result<Vec<Snapshot>, String> {
     let list: Vec<_> = workloads::bundled(repo);
     let outcome = run::sweep(
@@ -72,6 +73,10 @@ pub fn compute(repo: &Path, threads: usize) -> Result<Vec<Snapshot>, String> {
                 Snapshot {
                     file: format!("{}.hot_thesis_best.ron", r.name),
                     record: r.best_record,
+                },
+                Snapshot {
+                    file: format!("{}.hot_trace.ron", r.name),
+                    record: r.trace_record,
                 },
             ]
         })

@@ -446,6 +446,105 @@ pub fn marginals_table(results: &[WorkloadResult]) -> String {
     t.render()
 }
 
+/// The builders side by side per workload: GFCGaussiano at the thesis'
+/// best configuration and the trace builder, busy workloads first.
+pub fn builders_table(results: &[WorkloadResult]) -> String {
+    let mut t = Table::new(&[
+        "workload",
+        "kind",
+        "edges_h90",
+        "top edge",
+        "gfc sim.",
+        "gfc hot prec.",
+        "gfc overlap",
+        "trace sim.",
+        "trace hot prec.",
+        "trace prec.",
+        "trace overlap",
+        "trace sim. H99",
+    ]);
+    let mut order: Vec<&WorkloadResult> = results.iter().collect();
+    order.sort_by_key(|r| !r.busy());
+    for r in order {
+        let gfc = r.configs.iter().find(|c| c.params == THESIS_BEST);
+        let cell = |f: &dyn Fn(&ConfigResult) -> f64| gfc.map_or("-".into(), |c| pct(f(c)));
+        let m = &r.trace.metrics;
+        t.row(vec![
+            r.name.clone(),
+            if r.busy() { "busy" } else { "degenerate" }.into(),
+            r.edges_h90.to_string(),
+            format!("{:.1}%", r.top_edge_pct),
+            cell(&|c| c.metrics.similarity),
+            cell(&|c| c.metrics.hot_precision),
+            cell(&|c| c.metrics.overlap),
+            pct(m.similarity),
+            pct(m.hot_precision),
+            pct(m.precision),
+            pct(m.overlap),
+            pct(m.similarity99),
+        ]);
+    }
+    t.render()
+}
+
+/// Means over the busy and over the degenerate workloads of each builder's
+/// similarity, hot precision and overlap (GFCGaussiano at the thesis' best
+/// configuration): (kind, workloads, gfc (sim, hot prec, overlap), trace
+/// (sim, hot prec, overlap)).
+pub type GroupMeans = (&'static str, usize, [f64; 3], [f64; 3]);
+
+pub fn group_means(results: &[WorkloadResult]) -> Vec<GroupMeans> {
+    let mut out = Vec::new();
+    for (kind, busy) in [("busy", true), ("degenerate", false)] {
+        let group: Vec<&WorkloadResult> = results.iter().filter(|r| r.busy() == busy).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let n = group.len() as f64;
+        let mut gfc = [0.0; 3];
+        let mut trace = [0.0; 3];
+        for r in &group {
+            if let Some(c) = r.configs.iter().find(|c| c.params == THESIS_BEST) {
+                gfc[0] += c.metrics.similarity / n;
+                gfc[1] += c.metrics.hot_precision / n;
+                gfc[2] += c.metrics.overlap / n;
+            }
+            let m = &r.trace.metrics;
+            trace[0] += m.similarity / n;
+            trace[1] += m.hot_precision / n;
+            trace[2] += m.overlap / n;
+        }
+        out.push((kind, group.len(), gfc, trace));
+    }
+    out
+}
+
+fn group_table(results: &[WorkloadResult]) -> String {
+    let mut t = Table::new(&[
+        "workloads",
+        "n",
+        "gfc sim.",
+        "gfc hot prec.",
+        "gfc overlap",
+        "trace sim.",
+        "trace hot prec.",
+        "trace overlap",
+    ]);
+    for (kind, n, g, tr) in group_means(results) {
+        t.row(vec![
+            kind.to_string(),
+            n.to_string(),
+            pct(g[0]),
+            pct(g[1]),
+            pct(g[2]),
+            pct(tr[0]),
+            pct(tr[1]),
+            pct(tr[2]),
+        ]);
+    }
+    t.render()
+}
+
 /// Every table, with headings and a legend: what `sweep` prints and writes
 /// to `tables.md`.
 pub fn report(results: &[WorkloadResult]) -> String {
@@ -460,6 +559,16 @@ pub fn report(results: &[WorkloadResult]) -> String {
          only the idle loop. Ranking: similarity, then sim. H99, overlap, precision, lower id.\n"
     );
     let _ = writeln!(out, "## Workloads\n\n{}", workloads_table(results));
+    let _ = writeln!(
+        out,
+        "## Builders: GFCGaussiano at {THESIS_BEST} and the trace builder\n\n\
+         A workload is busy when its H90 has at least {} edges; on a degenerate one H90 is \
+         the idle loop and a few edges around it, which any builder finds. hot prec. = \
+         |E(G) ∩ E(H95)| / |E(G)|; the trace builder's overlap is over its edge profile.\n\n{}\n{}",
+        super::run::BUSY_H90_EDGES,
+        group_table(results),
+        builders_table(results)
+    );
     let _ = writeln!(
         out,
         "## Best 3 configurations per workload (thesis table 3)\n\n{}",

@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use emu::Nes;
-use gfc::GfcGaussiano;
+use gfc::BuilderKind;
 use parking_lot::RwLock;
 use profiler::feeder::Snapshot;
 use profiler::session::{ProfileSettings, Recording, Session};
@@ -74,6 +74,8 @@ pub struct Overlay {
     snapshot: Arc<RwLock<Snapshot>>,
     truth: Option<TruthWorker>,
     params: gfc::GfcParams,
+    /// The builder drawn; presets 1–4 switch to GFCGaussiano.
+    builder: BuilderKind,
     view: View,
     edge_history: History,
     block_history: History,
@@ -113,6 +115,7 @@ impl Overlay {
             session: Some(session),
             snapshot,
             params: settings.params,
+            builder: settings.builder,
             view: View::default(),
             edge_history: History::default(),
             block_history: History::default(),
@@ -248,6 +251,7 @@ impl Overlay {
             }
             Action::Preset(i) => {
                 self.params = presets::PRESETS[i.min(presets::PRESETS.len() - 1)];
+                self.builder = BuilderKind::Gfc;
                 self.reset(nes);
             }
             Action::Reset => self.reset(nes),
@@ -258,7 +262,7 @@ impl Overlay {
     /// the same stretch of the run).
     fn reset(&mut self, nes: &mut Nes) {
         if let Some(session) = self.session.as_mut() {
-            session.restart(nes, Box::new(GfcGaussiano::new(self.params)));
+            session.restart(nes, self.builder.build(self.params));
         }
         if let Some(worker) = self.truth.as_mut() {
             worker.reset();
@@ -323,9 +327,14 @@ impl Overlay {
         let dropped = self
             .final_dropped
             .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));
+        let gfc = self.builder.has_params();
         let status = Status {
-            params: Some(params),
-            preset: presets::number_of(&params),
+            params: gfc.then_some(params),
+            preset: if gfc {
+                presets::number_of(&params)
+            } else {
+                None
+            },
             batches: self.view.batches,
             dropped,
             sampled_pct: gfc::metrics::sampled_pct(self.view.sampled_instructions, executed),

@@ -1,0 +1,107 @@
+//! The trace builder: the hot CFG from each batch read as what it is, a
+//! short exact trace of execution (a software last-branch record), instead
+//! of GFCGaussiano's binned window means.
+//!
+//! Per batch it only counts (`observe`): how often each instruction was
+//! sampled, every control transfer a sample's `next_pc` shows, the leaders
+//! those transfers prove and the interrupt entries. From those counts it
+//! derives, when the graph is read (`derive`):
+//!
+//! 1. blocks, by the truth's leader rules applied to the observed
+//!    instructions (`blocks`);
+//! 2. each block's execution frequency from *every* sample in it (N per
+//!    batch), each edge's share of its block's outflow from the observed
+//!    transfers, and the two tied by flow conservation (`estimate`);
+//! 3. the edge profile (every observed edge with its estimated count) and
+//!    the hot CFG, the builder's estimate of H90 widened by the estimates'
+//!    own statistical uncertainty at the cut-off (`hot`).
+//!
+//! Everything it needs comes from the stream: counts, the batches' cycle
+//! stamps (for the scale of the counts) and nothing per game. The counts are
+//! updated per batch in O(N) hash updates; the derivation is a pure function
+//! of them, so any read sees every batch so far and a replay of the same
+//! batches gives the same graph whenever it is read (live and replayed
+//! results are identical).
+
+mod blocks;
+mod estimate;
+mod hot;
+mod observe;
+
+use std::cell::OnceCell;
+
+use crate::cfg::Cfg;
+use crate::gaussiano::Counters;
+use crate::sample::Sample;
+
+pub use self::observe::Observations;
+
+/// What the derivation produces from the observations.
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    /// Every observed edge with its estimated execution count, and every
+    /// block.
+    pub profile: Cfg,
+    /// The estimated hot set.
+    pub hot: Cfg,
+}
+
+/// The trace builder (`--builder trace`).
+#[derive(Debug, Default)]
+pub struct TraceBuilder {
+    seen: Observations,
+    /// The derivation from `seen`, made on the first read after a batch.
+    derived: OnceCell<Derived>,
+}
+
+impl TraceBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Counts one batch.
+    pub fn process_batch(&mut self, batch: &[Sample]) {
+        self.seen.batch(batch);
+        self.derived = OnceCell::new();
+    }
+
+    /// The counts so far.
+    pub fn observations(&self) -> &Observations {
+        &self.seen
+    }
+
+    /// The hot CFG: the estimate of H90.
+    pub fn graph(&self) -> &Cfg {
+        &self.derived().hot
+    }
+
+    /// Every observed edge with its estimated count.
+    pub fn edge_profile(&self) -> &Cfg {
+        &self.derived().profile
+    }
+
+    /// Batches, instructions and interrupt events counted.
+    pub fn counters(&self) -> Counters {
+        Counters {
+            batches: self.seen.batches,
+            instructions: self.seen.instructions,
+            interrupts: self.seen.interrupt_events,
+            ..Counters::default()
+        }
+    }
+
+    fn derived(&self) -> &Derived {
+        self.derived.get_or_init(|| {
+            let blocks = blocks::Blocks::find(&self.seen);
+            let profile = estimate::edge_profile(&self.seen, &blocks);
+            let hot = hot::hot_set(&profile.cfg, &profile.sigma);
+            Derived {
+                profile: profile.cfg,
+                hot,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

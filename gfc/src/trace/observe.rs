@@ -1,0 +1,171 @@
+//! What the trace builder keeps from each batch: counts, nothing derived.
+//!
+//! A sample's `next_pc` is the address its own flow executed next, so every
+//! sampled control-flow instruction is one exact observation of a control
+//! transfer, the last of a batch included: N transfers' worth of
+//! information per batch, not N−1. The interrupt rule of DESIGN.md is
+//! applied as in the truth: a hardware interrupt entry is counted per
+//! handler, not as an edge, and the RTI that returns from it is not a
+//! transfer; the RTI of a BRK is. Limit: an RTI whose interrupt or BRK
+//! began before the batch cannot be told apart; it is taken as returning
+//! from a hardware interrupt, since games rarely use BRK.
+
+use crate::hash::{AddrHashBuilder, AddrMap};
+use crate::sample::{Addr, Flow, Sample};
+use std::collections::HashSet;
+
+/// One sampled instruction address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instr {
+    /// Length in bytes and control-flow class, as last sampled.
+    pub len: u8,
+    pub flow: Flow,
+    /// Times sampled.
+    pub samples: u64,
+    /// Σ over batches of (times sampled in that batch)²: the batches are
+    /// the independent draws, so this is what the variance of `samples`
+    /// is estimated from (samples inside one batch are correlated).
+    pub sumsq: u64,
+}
+
+/// The counts, updated per batch.
+#[derive(Debug, Clone, Default)]
+pub struct Observations {
+    pub instrs: AddrMap<Addr, Instr>,
+    /// Per control-flow instruction: its observed successors with counts.
+    pub transfers: AddrMap<Addr, Vec<(Addr, u64)>>,
+    /// Addresses proved to start a block: transfer targets, branch
+    /// fall-throughs, the return points of calls, interrupt handler entries.
+    pub leaders: HashSet<Addr, AddrHashBuilder>,
+    /// Hardware interrupt events per handler entry.
+    pub interrupts: AddrMap<Addr, u64>,
+    pub batches: u64,
+    /// Instructions sampled (interrupt markers excluded).
+    pub instructions: u64,
+    pub interrupt_events: u64,
+    /// Cycle of the first sample of the first batch, and of the last sample
+    /// of the latest batch: the stretch of the run the batches cover.
+    pub first_cycle: Option<u64>,
+    pub last_cycle: u64,
+    /// Σ over batches of the cycles from first to last instruction, and of
+    /// the instruction steps between them: cycles per instruction, for the
+    /// scale of the estimated counts.
+    pub batch_cycles: u64,
+    pub batch_steps: u64,
+    /// Scratch: the batch's instruction addresses, sorted to count repeats.
+    scratch: Vec<Addr>,
+    /// BRKs awaiting their RTI, per open flow (index 0: the batch's first
+    /// flow; one more per hardware interrupt entered).
+    contexts: Vec<u32>,
+}
+
+impl Observations {
+    /// Counts one batch.
+    pub fn batch(&mut self, batch: &[Sample]) {
+        self.batches += 1;
+        self.scratch.clear();
+        self.contexts.clear();
+        self.contexts.push(0);
+        let mut first_instr: Option<u64> = None;
+        let mut last_instr = 0u64;
+        let mut n = 0u64;
+        for s in batch {
+            if s.flow == Flow::Interrupt {
+                self.interrupt_events += 1;
+                *self.interrupts.entry(s.pc).or_insert(0) += 1;
+                self.leaders.insert(s.pc);
+                self.contexts.push(0);
+                continue;
+            }
+            n += 1;
+            first_instr.get_or_insert(s.cycle);
+            last_instr = s.cycle;
+            self.scratch.push(s.pc);
+            let entry = self.instrs.entry(s.pc).or_insert(Instr {
+                len: s.len,
+                flow: s.flow,
+                samples: 0,
+                sumsq: 0,
+            });
+            entry.len = s.len;
+            entry.flow = s.flow;
+            match s.flow {
+                Flow::None | Flow::Interrupt => {}
+                Flow::ReturnInterrupt => {
+                    let depth = self.contexts.len();
+                    let top = &mut self.contexts[depth - 1];
+                    if *top > 0 {
+                        *top -= 1;
+                        self.transfer(s.pc, s.next_pc);
+                    } else if depth > 1 {
+                        self.contexts.pop();
+                    }
+                }
+                Flow::Break => {
+                    let depth = self.contexts.len();
+                    self.contexts[depth - 1] += 1;
+                    self.transfer(s.pc, s.next_pc);
+                }
+                Flow::Branch => {
+                    self.leaders.insert(s.end());
+                    self.transfer(s.pc, s.next_pc);
+                }
+                // A subroutine returns to the instruction after its call:
+                // that is a leader even before a return to it is sampled.
+                Flow::Call => {
+                    self.leaders.insert(s.end());
+                    self.transfer(s.pc, s.next_pc);
+                }
+                Flow::Jump | Flow::Return => self.transfer(s.pc, s.next_pc),
+            }
+        }
+        self.instructions += n;
+        self.scratch.sort_unstable();
+        let mut i = 0;
+        while i < self.scratch.len() {
+            let pc = self.scratch[i];
+            let mut k = 1;
+            while i + k < self.scratch.len() && self.scratch[i + k] == pc {
+                k += 1;
+            }
+            if let Some(instr) = self.instrs.get_mut(&pc) {
+                instr.samples += k as u64;
+                instr.sumsq += (k * k) as u64;
+            }
+            i += k;
+        }
+        if let Some(first) = first_instr {
+            self.first_cycle.get_or_insert(first);
+            self.last_cycle = self.last_cycle.max(last_instr);
+            if n > 1 && last_instr >= first {
+                self.batch_cycles += last_instr - first;
+                self.batch_steps += n - 1;
+            }
+        }
+    }
+
+    fn transfer(&mut self, from: Addr, to: Addr) {
+        self.leaders.insert(to);
+        let targets = self.transfers.entry(from).or_default();
+        match targets.iter_mut().find(|(t, _)| *t == to) {
+            Some((_, c)) => *c += 1,
+            None => targets.push((to, 1)),
+        }
+    }
+
+    /// Estimated instructions executed over the stretch the batches cover,
+    /// per instruction sampled: the factor from sample counts to execution
+    /// counts. The stretch's cycles over the cycles per instruction seen
+    /// inside batches; 1 when the samples carry no cycles.
+    pub fn scale(&self) -> f64 {
+        let Some(first) = self.first_cycle else {
+            return 1.0;
+        };
+        if self.batch_cycles == 0 || self.batch_steps == 0 || self.instructions == 0 {
+            return 1.0;
+        }
+        let cpi = self.batch_cycles as f64 / self.batch_steps as f64;
+        let executed = (self.last_cycle.saturating_sub(first)) as f64 / cpi + 1.0;
+        (executed / self.instructions as f64).max(1.0)
+    }
+}
