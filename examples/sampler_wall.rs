@@ -85,8 +85,13 @@ fn main() {
             }
             on.attach_sampler(session::sampler(&settings, on.cycles()).0);
         }
-        let gfc = Box::new(gfc::GfcGaussiano::new(gfc::THESIS_BEST));
-        let mut builder = Feeder::spawn(gfc, 4096, 64, false);
+        // The default builder (the trace builder), as `profile` runs it.
+        let mut builder = Feeder::spawn(
+            ProfileSettings::default().builder.build(gfc::THESIS_BEST),
+            4096,
+            64,
+            false,
+        );
         let mut slice = 0;
         while off.frame_count() < frames {
             let to = (off.frame_count() + SLICE_FRAMES).min(frames);

@@ -35,7 +35,7 @@ fn workloads() -> Vec<(PathBuf, PathBuf)> {
         }
     }
     roms.sort();
-    assert_eq!(roms.len(), 13, "5 roms-test programs + 8 games: {roms:?}");
+    assert_eq!(roms.len(), 16, "8 roms-test programs + 8 games: {roms:?}");
     roms.into_iter()
         .map(|rom| {
             let stem = rom.file_stem().unwrap().to_string_lossy().into_owned();

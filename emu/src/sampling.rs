@@ -136,6 +136,17 @@ enum Request {
     },
 }
 
+/// A trigger this many cycles or more before the next instruction starts
+/// fell into a stall (OAM DMA: 513 cycles), since no instruction or
+/// interrupt entry takes more than 7. A batch started there would begin at
+/// the instruction after the stall with a probability proportional to the
+/// stall's length: the code after an OAM DMA, usually the rest of the NMI
+/// handler, was sampled six times too often (full_game). The uniform
+/// trigger drops such a request and draws the next interval, so batches
+/// start only in time the CPU spends on instructions; the periodic trigger
+/// is the sampler of earlier versions and keeps them.
+pub const STALL_CYCLES: u64 = 8;
+
 /// How often an idle wall trigger's flag is looked at, in CPU cycles: about
 /// one scanline, so a request is seen within 64 µs of emulated time (under a
 /// microsecond of real time at full speed), far below any timer's
@@ -320,7 +331,11 @@ impl SampleCapture {
             return true;
         }
         let requested = match &self.request {
-            Request::Clock { .. } => cycle >= self.next_trigger_cycle,
+            Request::Clock { spacing, .. } => {
+                cycle >= self.next_trigger_cycle
+                    && (*spacing == Spacing::Periodic
+                        || cycle - self.next_trigger_cycle < STALL_CYCLES)
+            }
             // The request is consumed when the batch starts.
             Request::Flag(flag) => flag.swap(false, Ordering::Relaxed),
         };
@@ -713,5 +728,22 @@ mod tests {
         for q in quarters {
             assert!((q as f64 / n - 0.25).abs() < 0.05, "{quarters:?}");
         }
+    }
+
+    #[test]
+    fn a_uniform_trigger_falling_into_a_stall_is_dropped() {
+        let mut cap = SampleCapture::emulated(1000, Spacing::Uniform, 0, 3, 1, 0);
+        let due = cap.due_cycle();
+        // The next instruction starts 513 cycles after the trigger (a DMA
+        // stall): no batch, and a new trigger is drawn after it.
+        assert!(!cap.sample_next(due + 513));
+        assert!(cap.due_cycle() >= due + 513 + 500);
+        // One starting within an instruction's length of it begins a batch.
+        let due = cap.due_cycle();
+        assert!(cap.sample_next(due + 7));
+        // The periodic trigger keeps the old behaviour.
+        let mut cap = SampleCapture::emulated(1000, Spacing::Periodic, 0, 3, 1, 0);
+        let due = cap.due_cycle();
+        assert!(cap.sample_next(due + 513));
     }
 }

@@ -94,7 +94,7 @@ impl TraceBuilder {
         self.derived.get_or_init(|| {
             let blocks = blocks::Blocks::find(&self.seen);
             let profile = estimate::edge_profile(&self.seen, &blocks);
-            let hot = hot::hot_set(&profile.cfg, &profile.sigma);
+            let hot = hot::hot_set(&profile.cfg, &profile.sigma, profile.total);
             Derived {
                 profile: profile.cfg,
                 hot,
