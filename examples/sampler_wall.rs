@@ -85,11 +85,12 @@ fn main() {
             }
             on.attach_sampler(session::sampler(&settings, on.cycles()).0);
         }
-        // The default builder (the trace builder), as `profile` runs it.
+        // The default builder (the trace builder), fed as `profile` feeds
+        // it: no snapshot before the end.
         let mut builder = Feeder::spawn(
             ProfileSettings::default().builder.build(gfc::THESIS_BEST),
             4096,
-            64,
+            u64::MAX,
             false,
         );
         let mut slice = 0;

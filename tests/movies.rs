@@ -127,7 +127,7 @@ fn every_movie_replays_identically_three_times() {
             failures.push(format!("{name}: stopped at frame {frames}"));
         }
     }
-    assert_eq!(results.len(), 39);
+    assert_eq!(results.len(), 3 * 16);
     assert!(
         failures.is_empty(),
         "not deterministic:\n{}",

@@ -2,9 +2,10 @@
 //!
 //! - The hot-CFG builders, one folder each, behind one interface
 //!   ([`builder::HotCfgBuilder`], what the profiler, the sweep and the
-//!   overlay call): `gaussiano/` is GFCGaussiano as the thesis in
-//!   `shared/seeds/` specifies it (section 4.2 and the appendix pseudo-code),
-//!   with its parameter grid.
+//!   overlay call; [`builder::BuilderKind`] names them): `gaussiano/` is
+//!   GFCGaussiano as the thesis in `shared/seeds/` specifies it (section 4.2
+//!   and the appendix pseudo-code), with its parameter grid; `trace/` reads
+//!   each batch as an exact trace and estimates counts from every sample.
 //! - What the builders share: the sample and batch types (`sample`), the CFG
 //!   type (`cfg`), hot-subgraph extraction (`hot`) and the metrics that compare
 //!   a sampled CFG with the exact one (`metrics`).
@@ -14,6 +15,8 @@
 //! `gaussiano::bins` (join/recurrence tests, centroids), `gaussiano::build`
 //! (targets, block boundaries, edges), `gaussiano` (local/global decision),
 //! `gaussiano::segment` (interrupts), `sample` (which flows end a block).
+//! The trace builder's choices (weights, the total, the margin at the
+//! cut-off) are in `trace`'s modules, each with the measurement behind it.
 
 pub mod builder;
 pub mod cfg;

@@ -3,9 +3,10 @@
 //! of GFCGaussiano's binned window means.
 //!
 //! Per batch it only counts (`observe`): how often each instruction was
-//! sampled, every control transfer a sample's `next_pc` shows, the leaders
-//! those transfers prove and the interrupt entries. From those counts it
-//! derives, when the graph is read (`derive`):
+//! sampled (weighted by the batch's cycles per instruction, since a batch
+//! starts at a point uniform in time), every control transfer a sample's
+//! `next_pc` shows, the leaders those transfers prove and the interrupt
+//! entries. From those counts it derives, when the graph is read:
 //!
 //! 1. blocks, by the truth's leader rules applied to the observed
 //!    instructions (`blocks`);
@@ -14,7 +15,14 @@
 //!    transfers, and the two tied by flow conservation (`estimate`);
 //! 3. the edge profile (every observed edge with its estimated count) and
 //!    the hot CFG, the builder's estimate of H90 widened by the estimates'
-//!    own statistical uncertainty at the cut-off (`hot`).
+//!    own statistical uncertainty at the cut-off, within its estimate of
+//!    H95 (`hot`).
+//!
+//! Flow conservation here is the simple form: a block's outflow equals its
+//! sampled frequency, split by the observed exits. It does not solve for
+//! unobserved edges (profi's min-cost flow would); the edges it holds are
+//! exactly those observed, which the property tests check. Its limit is
+//! structure the samples cannot show (`blocks`).
 //!
 //! Everything it needs comes from the stream: counts, the batches' cycle
 //! stamps (for the scale of the counts) and nothing per game. The counts are
