@@ -109,6 +109,7 @@ impl Layout {
 /// The numbers of the status text.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Status {
+    /// GFCGaussiano's parameters; `None` for the trace builder.
     pub params: Option<gfc::GfcParams>,
     pub preset: Option<usize>,
     pub batches: u64,
@@ -150,7 +151,8 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
                 None => line.push_str("  custom"),
             }
         }
-        None => line.push_str("GFC -"),
+        // A builder without parameters: the trace builder.
+        None => line.push_str("trace builder"),
     }
     emit(canvas, line, colors::TEXT);
     let _ = write!(
@@ -167,11 +169,10 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
             colors::TEXT
         },
     );
-    let _ = write!(
-        line,
-        "sampled {:.2}% bins {} hot {}",
-        status.sampled_pct, status.bins, status.hot_bins
-    );
+    let _ = write!(line, "sampled {:.2}%", status.sampled_pct);
+    if status.params.is_some() {
+        let _ = write!(line, " bins {} hot {}", status.bins, status.hot_bins);
+    }
     emit(canvas, line, colors::TEXT);
     let _ = write!(line, "blocks {} edges {}", status.blocks, status.edges);
     if let Some(n) = status.nodes {
