@@ -303,13 +303,14 @@ fn draw_marker<DB: DrawingBackend>(
 }
 
 /// Writes the similarity-vs-sampled_pct scatter: the thesis' similarity on
-/// the left, our H99 similarity on the right, the legend below.
+/// the left, our H99 similarity on the right, the legend below; every
+/// GFCGaussiano configuration as a point, the trace builder as a bar.
 pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow::Result<()> {
     if results.is_empty() {
         return Ok(());
     }
     let err = plot_err(path);
-    let legend_rows = results.len().div_ceil(4) + 1;
+    let legend_rows = results.len().div_ceil(4) + 2;
     let height = 700 + 26 * legend_rows as u32;
     let root = SVGBackend::new(path, (1500, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
@@ -331,13 +332,20 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
     let spread = ((xmax - xmin + 2.0 * pad) / 30.0).max(0.004);
     let halves = body.split_evenly((1, 2));
     type Get = fn(&ConfigResult) -> f64;
-    let panels: [(&str, Get); 2] = [
-        ("similarity vs H90 (thesis metric), %", |c| {
-            c.metrics.similarity
-        }),
-        ("similarity vs H99 (ours), %", |c| c.similarity_h99),
+    type GetTrace = fn(&WorkloadResult) -> f64;
+    let panels: [(&str, Get, GetTrace); 2] = [
+        (
+            "similarity vs H90 (thesis metric), %",
+            |c| c.metrics.similarity,
+            |r| r.trace.metrics.similarity,
+        ),
+        (
+            "similarity vs H99 (ours), %",
+            |c| c.similarity_h99,
+            |r| r.trace.metrics.similarity99,
+        ),
     ];
-    for (area, (ylabel, get)) in halves.iter().zip(panels) {
+    for (area, (ylabel, get, get_trace)) in halves.iter().zip(panels) {
         let mut chart = ChartBuilder::on(area)
             .margin(16)
             .x_label_area_size(50)
@@ -380,6 +388,14 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
                     )))
                     .map_err(|e| err(e.to_string()))?;
             }
+            // The trace builder on the same stream: a bar across the strip.
+            let y = get_trace(r) * 100.0;
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x0 - spread * 0.6, y), (x0 + spread * 0.6, y)],
+                    BLACK.stroke_width(3),
+                )))
+                .map_err(|e| err(e.to_string()))?;
         }
     }
     // The legend, below both panels: four entries a row.
@@ -408,6 +424,20 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
     legend
         .draw_text(
             "ringed: the thesis' best configuration (10, 15, 13, 5); each strip: one workload's 144 configurations, spread sideways by config id",
+            &text,
+            (x + 14, y),
+        )
+        .map_err(|e| err(e.to_string()))?;
+    let y = y + 26;
+    legend
+        .draw(&PathElement::new(
+            vec![(x - 10, y), (x + 10, y)],
+            BLACK.stroke_width(3),
+        ))
+        .map_err(|e| err(e.to_string()))?;
+    legend
+        .draw_text(
+            "bar: the trace builder on the same stream",
             &text,
             (x + 14, y),
         )
