@@ -105,6 +105,8 @@ pub fn edge_profile(seen: &Observations, blocks: &Blocks) -> Profile {
     for (&handler, &n) in &seen.interrupts {
         profile.cfg.add_interrupts(handler, n);
     }
+    // Capped at a half: beyond that nearly every block was seen once, the
+    // estimate says little, and 1 / (1 − unseen) would run away.
     let unseen = if sightings > 0 {
         (singletons as f64 / sightings as f64).min(0.5)
     } else {
