@@ -269,7 +269,7 @@ fn headless_screenshot_has_game_and_panel() {
     assert!(arcs > 300, "{arcs} arc pixels");
     assert!(panel.text(&img).iter().filter(|&&p| p != BG).count() > 1000);
 
-    // The wall trigger (the windowed default) feeds the graph too.
+    // The wall trigger (the thesis' real-time timer) feeds the graph too.
     let out = nesprof(&[
         "play",
         rom.to_str().unwrap(),

@@ -53,8 +53,10 @@ pub struct PlayArgs {
     /// thesis specifies it (keys 1-4 switch to gfc with a preset).
     #[arg(long, value_parser = options::builder(), default_value = "trace", requires = "overlay")]
     pub builder: BuilderKind,
-    /// With --overlay: what starts a sample batch. Default: wall (a real-time
-    /// timer, as in the thesis) in a window, emulated with --headless.
+    /// With --overlay: what starts a sample batch. Default: emulated time
+    /// (5-6 batches spread over every frame); `wall` is the thesis'
+    /// real-time timer, which in a paced window takes about one batch per
+    /// frame, as the frame's work starts.
     #[arg(long, value_parser = options::trigger(), requires = "overlay")]
     pub trigger: Option<Trigger>,
     /// No window, audio or pacing: run --frames N as fast as possible (for

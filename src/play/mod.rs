@@ -3,15 +3,20 @@
 //! paused, F12 saves a screenshot, Esc quits.
 //!
 //! `--overlay` adds the live hot-CFG panel beside the game (`overlay/`): the
-//! sampler runs (wall-clock trigger, as in the thesis, unless `--trigger
-//! emulated`), the feeder thread grows the graph, and the panel draws its
-//! latest snapshot every frame. O hides it, C switches count / recency
+//! sampler runs (on emulated time unless `--trigger wall`, the thesis'
+//! real-time timer), the feeder thread grows the graph, and the panel draws
+//! its latest snapshot every frame. O hides it, C switches count / recency
 //! colours, 1–4 restart the graph with a parameter preset, R restarts it.
 //! `--truth` adds live metrics against the exact CFG of the same run.
 //! `--headless --frames N --screenshot F.png` renders the same window image
-//! without a display (no window, audio, pacing or battery save); there the
-//! trigger defaults to emulated time, since an unpaced run would otherwise
-//! sample a different share of the game than a live session does.
+//! without a display (no window, audio, pacing or battery save).
+//!
+//! Why emulated time by default, also in a window: in a window paced to
+//! 60 Hz the emulation runs in bursts (a frame's work takes a millisecond or
+//! two, then it waits), the wall timer's requests during the wait collapse
+//! into one, and a game gets about one batch per frame, taken as the frame's
+//! work starts. The trace builder, the default, counts what it samples, and
+//! samples all taken at one point of the frame are not the frame's profile.
 //!
 //! `--movie F` replays an FCEUX movie (the keyboard drives the game again
 //! once the movie has ended); `--record F` records the keyboard into a movie
@@ -64,8 +69,7 @@ pub struct Options {
     pub overlay: bool,
     /// With the overlay: live metrics against the exact CFG.
     pub truth: bool,
-    /// With the overlay: what starts a batch (default: wall in a window,
-    /// emulated headless).
+    /// With the overlay: what starts a batch (default: emulated time).
     pub trigger: Option<Trigger>,
     /// With the overlay: the hot-CFG builder drawn.
     pub builder: gfc::BuilderKind,
@@ -95,11 +99,7 @@ fn scale_into(src: &[u32], scale: usize, dst: &mut [u32], stride: usize) {
 }
 
 fn profile_settings(args: &Options) -> ProfileSettings {
-    let trigger = args.trigger.unwrap_or(if args.headless {
-        Trigger::Emulated
-    } else {
-        Trigger::Wall
-    });
+    let trigger = args.trigger.unwrap_or(Trigger::Emulated);
     ProfileSettings {
         trigger,
         builder: args.builder,
