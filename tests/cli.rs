@@ -479,3 +479,33 @@ fn cfg_build_replays_the_live_profile_line() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cfg build` refuses what is not a sample stream and a CFG record, with
+/// exit 2 and one line, and never waits on a FIFO.
+#[test]
+fn cfg_build_refuses_bad_inputs() {
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-build-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let junk = temp_file("junk.bin", b"not a stream");
+    let record = dir.join("truth.ron");
+    std::fs::write(&record, "(version: 1)").unwrap();
+    let d = dir.display().to_string();
+    let f = fifo.display().to_string();
+    let j = junk.display().to_string();
+    let r = record.display().to_string();
+    for (samples, truth) in [(&d, &r), (&f, &r), (&j, &r), (&j, &f), (&j, &d)] {
+        let out = nesprof(&["cfg", "build", samples, "--truth", truth]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{samples} {truth}: {}",
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&junk);
+}

@@ -179,6 +179,8 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    crate::open::regular_file(&args.samples)?;
+    crate::open::regular_file(&args.truth)?;
     let stream = profiler::stream::read(&args.samples).map_err(|e| BadInput(e.to_string()))?;
     let truth = read_record(&args.truth)?;
     if stream.header.rom_hash != truth.rom_hash && !stream.header.rom_hash.is_empty() {
