@@ -8,8 +8,10 @@
 //! Layering: `cli/` dispatches to the rest and nothing imports from it. What
 //! several subcommands share sits beside it: `open` (a ROM with an optional
 //! movie), `error` (exit codes), `emit` (the last line), `options` (shared
-//! option types), `progress` (the progress bar), `screenshot`.
+//! option types), `progress` (the progress bar), `screenshot`, `atomic`
+//! (whole-file outputs written by temporary file and rename).
 
+pub mod atomic;
 pub mod audio;
 pub mod cli;
 pub mod emit;

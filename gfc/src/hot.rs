@@ -6,7 +6,7 @@
 //! transições correspondem a 90% do total" — the edges with most transitions
 //! (and their blocks) whose counts add up to 90% of all transitions.
 
-use crate::cfg::Cfg;
+use crate::cfg::{Cfg, Edge};
 
 /// The share of all transitions a hot subgraph must cover, as an exact
 /// fraction so that "90% of 10 transitions" is exactly 9, not 9.000000000000002.
@@ -47,13 +47,7 @@ impl HotFraction {
 /// A graph with no transitions yields an empty graph (the empty prefix
 /// already reaches any fraction of 0).
 pub fn hot_subgraph(cfg: &Cfg, fraction: HotFraction) -> Cfg {
-    let mut edges = cfg.edges();
-    edges.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then(a.src.cmp(&b.src))
-            .then(a.dst.cmp(&b.dst))
-    });
+    let edges = hottest_first(cfg);
     let total = cfg.total_transitions();
     let mut hot = Cfg::new();
     let mut prefix = 0u64;
@@ -62,16 +56,34 @@ pub fn hot_subgraph(cfg: &Cfg, fraction: HotFraction) -> Cfg {
             break;
         }
         prefix = prefix.saturating_add(e.count);
-        for entry in [e.src, e.dst] {
-            if hot.block(entry).is_none() {
-                if let Some(b) = cfg.block(entry) {
-                    hot.insert_block(b.clone());
-                }
-            }
-        }
-        hot.set_edge(e.src, e.dst, e.count);
+        copy_edge(&mut hot, cfg, e);
     }
     hot
+}
+
+/// `cfg`'s edges by count, descending, ties by (src, dst) ascending: the
+/// order hot subgraphs are cut from.
+pub(crate) fn hottest_first(cfg: &Cfg) -> Vec<Edge> {
+    let mut edges = cfg.edges();
+    edges.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(a.src.cmp(&b.src))
+            .then(a.dst.cmp(&b.dst))
+    });
+    edges
+}
+
+/// Adds edge `e` of `from` to `to`, with the block records of its ends.
+pub(crate) fn copy_edge(to: &mut Cfg, from: &Cfg, e: Edge) {
+    for entry in [e.src, e.dst] {
+        if to.block(entry).is_none() {
+            if let Some(b) = from.block(entry) {
+                to.insert_block(b.clone());
+            }
+        }
+    }
+    to.set_edge(e.src, e.dst, e.count);
 }
 
 /// H90: [`hot_subgraph`] at 90%.

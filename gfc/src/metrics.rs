@@ -52,7 +52,11 @@ pub struct Metrics {
 pub struct HotTruth<'a> {
     pub h: &'a Cfg,
     pub h90: Cow<'a, Cfg>,
+    /// The margin `hot_precision` allows at the cut-off.
     pub h95: Cow<'a, Cfg>,
+    /// Ours, not the thesis': NES games idle in a wait-for-vblank loop, so
+    /// H90 is often one or two edges; H99 keeps the game's real per-frame
+    /// work.
     pub h99: Cow<'a, Cfg>,
 }
 

@@ -235,7 +235,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             }
         );
         let dot = profiler::dot::render(hot, Some(&hot_truth.h90), &truth.disasm, &title);
-        crate::cli::profile::write_text(&out.join("hot_cfg.dot"), &dot)?;
+        crate::atomic::write_or_say(&out.join("hot_cfg.dot"), dot)?;
     }
     emit(&crate::cli::profile::metric_line(
         &metrics,

@@ -15,6 +15,7 @@ use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
 use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
+use crate::atomic;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::open::open;
@@ -169,7 +170,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &hot_disasm,
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
     );
-    write_text(&out_dir.join("hot_cfg.dot"), &dot)?;
+    atomic::write_or_say(&out_dir.join("hot_cfg.dot"), dot)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
@@ -255,7 +256,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if result.dropped_batches > 0 {
         let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
-    std::fs::write(out_dir.join("report.txt"), &report)?;
+    atomic::write_or_say(&out_dir.join("report.txt"), &report)?;
     eprint!("{report}");
     eprintln!("wrote {}", out_dir.display());
     emit(&metric_line(&metrics, result.frame_hash));
@@ -287,12 +288,4 @@ pub fn metric_line(m: &Metrics, frame_hash: u64) -> String {
         m.edges_h99,
         m.hot_precision
     )
-}
-
-/// Writes a text output atomically (a temporary file beside it, then a
-/// rename), so an interrupted run never leaves half a file.
-pub fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -4,12 +4,11 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use anyhow::Context;
 use clap::Args;
 use emu::nes::Engine;
 use emu::sampling::Spacing;
@@ -17,6 +16,7 @@ use gfc::{GfcParams, THESIS_BEST};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use profiler::session::ProfileSettings;
 
+use crate::atomic::write_or_say as write;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::options;
@@ -184,11 +184,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
     let report = tables::report(results);
     write(&args.out.join("tables.md"), &report)?;
-    write(&args.out.join("sweep.csv"), &csv::sweep_csv(results))?;
-    write(
-        &args.out.join("workloads.csv"),
-        &csv::workloads_csv(results),
-    )?;
+    write(&args.out.join("sweep.csv"), csv::sweep_csv(results))?;
+    write(&args.out.join("workloads.csv"), csv::workloads_csv(results))?;
     for r in results {
         for (suffix, record) in [
             ("h90", &r.h90_record),
@@ -281,10 +278,6 @@ fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
         list.retain(|w| args.only.contains(&w.name));
     }
     Ok(list)
-}
-
-fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn secs(d: Duration) -> f64 {

@@ -45,7 +45,7 @@ impl BatterySave {
         if self.last_written.as_deref() == Some(ram) {
             return;
         }
-        match write_atomically(&self.path, ram) {
+        match crate::atomic::write(&self.path, ram) {
             Ok(()) => self.last_written = Some(ram.to_vec()),
             Err(e) if !self.warned => {
                 eprintln!(
@@ -57,15 +57,4 @@ impl BatterySave {
             Err(_) => {}
         }
     }
-}
-
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension()
-            .map(|e| e.to_string_lossy())
-            .unwrap_or_default()
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }

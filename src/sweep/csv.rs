@@ -9,6 +9,8 @@
 
 use std::fmt::Write as _;
 
+use gfc::Metrics;
+
 use super::run::WorkloadResult;
 
 /// Quotes a text field if it needs it.
@@ -24,63 +26,58 @@ pub const SWEEP_HEADER: &str = "workload,config_id,bin_size,stdev_threshold,wind
 recurrent_threshold,bins,similarity,precision,f1,weighted,overlap,similarity_h99,sampled_pct,\
 edges_g,edges_h,edges_h90,edges_h99,common_h,common_h90,hot_precision,builder";
 
-/// Every (workload, config) row.
+/// Every (workload, config) row, then each workload's trace-builder row.
 pub fn sweep_csv(results: &[WorkloadResult]) -> String {
     let mut out = String::from(SWEEP_HEADER);
     out.push('\n');
     for r in results {
         for c in &r.configs {
             let p = &c.params;
-            let m = &c.metrics;
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},gfc",
-                field(&r.name),
+            let config = format!(
+                "{},{},{},{},{},{}",
                 p.id().map_or(String::new(), |i| i.to_string()),
                 p.bin_size,
                 p.stdev_threshold,
                 p.window_size,
                 p.recurrent_threshold,
-                c.bins,
-                m.similarity,
-                m.precision,
-                m.f1,
-                m.weighted,
-                m.overlap,
-                c.similarity_h99,
-                m.sampled_pct,
-                m.edges_g,
-                m.edges_h,
-                m.edges_h90,
-                r.edges_h99,
-                m.common_h,
-                m.common_h90,
-                m.hot_precision,
+                c.bins
             );
+            row(&mut out, r, &config, &c.metrics, "gfc");
         }
-        let m = &r.trace.metrics;
-        let _ = writeln!(
-            out,
-            "{},,,,,,,{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},{}",
-            field(&r.name),
-            m.similarity,
-            m.precision,
-            m.f1,
-            m.weighted,
-            m.overlap,
-            m.similarity99,
-            m.sampled_pct,
-            m.edges_g,
-            m.edges_h,
-            m.edges_h90,
-            r.edges_h99,
-            m.common_h,
-            m.common_h90,
-            m.hot_precision,
-            r.trace.builder,
+        // No configuration: id, parameters and bins empty.
+        row(
+            &mut out,
+            r,
+            ",,,,,",
+            &r.trace.metrics,
+            r.trace.builder.name(),
         );
     }
     out
+}
+
+/// One row of `sweep.csv`: the workload, the configuration's cells, every
+/// metric, the builder.
+fn row(out: &mut String, r: &WorkloadResult, config: &str, m: &Metrics, builder: &str) {
+    let _ = writeln!(
+        out,
+        "{},{config},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},{builder}",
+        field(&r.name),
+        m.similarity,
+        m.precision,
+        m.f1,
+        m.weighted,
+        m.overlap,
+        m.similarity99,
+        m.sampled_pct,
+        m.edges_g,
+        m.edges_h,
+        m.edges_h90,
+        r.edges_h99,
+        m.common_h,
+        m.common_h90,
+        m.hot_precision,
+    );
 }
 
 pub const WORKLOADS_HEADER: &str = "workload,rom,frames,frame_hash,executed_instructions,\

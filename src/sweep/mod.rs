@@ -17,8 +17,3 @@ pub mod workloads;
 
 pub use run::{ConfigResult, Emulated, SweepOutcome, WorkloadResult};
 pub use workloads::{Workload, WorkloadsError};
-
-/// The extra hot fraction we score against, besides the thesis' H90: NES games
-/// idle in a wait-for-vblank loop, so H90 is often one or two edges; H99 keeps
-/// the game's real per-frame work. Ours, not the thesis'.
-pub const H99_PERCENT: u64 = 99;

@@ -341,7 +341,7 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
         ),
         (
             "similarity vs H99 (ours), %",
-            |c| c.similarity_h99,
+            |c| c.metrics.similarity99,
             |r| r.trace.metrics.similarity99,
         ),
     ];

@@ -19,12 +19,11 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use gfc::{BuilderKind, Cfg, GfcParams, HotFraction, HotTruth, Metrics, Sample};
+use gfc::{BuilderKind, Cfg, GfcParams, HotTruth, Metrics, Sample};
 use profiler::cfg_file::CfgFile;
 use profiler::session::{self, ProfileSettings};
 
 use super::workloads::Workload;
-use super::H99_PERCENT;
 use crate::open::open;
 use emu::clock::minutes_to_frames;
 
@@ -38,7 +37,7 @@ pub struct Emulated {
     pub batches: Vec<Vec<Sample>>,
     pub truth: Cfg,
     pub h90: Cfg,
-    /// Our extra reference, see [`H99_PERCENT`].
+    /// Our extra reference, see [`gfc::HotTruth`]'s `h99`.
     pub h99: Cfg,
     /// The truth's H95: `hot_precision` counts a hot edge as right within
     /// this margin.
@@ -155,11 +154,11 @@ pub fn emulate(
     let run = session::run(&mut p.nes, p.replay.as_ref(), p.frames, settings, progress)
         .map_err(|e| WorkloadError::Bad(format!("{name}: {e}")))?;
     let hot_truth = HotTruth::new(&run.truth);
-    let (h90, h95) = (
+    let (h90, h95, h99) = (
         hot_truth.h90.clone().into_owned(),
         hot_truth.h95.clone().into_owned(),
+        hot_truth.h99.clone().into_owned(),
     );
-    let h99 = gfc::hot_subgraph(&run.truth, HotFraction::percent(H99_PERCENT));
     // Replayed rather than taken from the live builder: a replay never drops
     // batches, so this equals config 69 of the sweep by construction.
     let best = session::replay_gfc(&run.batches, gfc::THESIS_BEST).into_graph();
@@ -217,9 +216,8 @@ pub struct ConfigResult {
     pub params: GfcParams,
     /// Bins at the end (the thesis' "Baldes" column).
     pub bins: usize,
+    /// Every metric, `similarity99` (against H99, ours) included.
     pub metrics: Metrics,
-    /// |E(G) ∩ E(H99)| / |E(H99)| (ours).
-    pub similarity_h99: f64,
     /// Wall time of the replay (not part of the results' identity).
     pub replay: Duration,
 }
@@ -240,7 +238,6 @@ pub fn replay_config(e: &Emulated, params: GfcParams) -> ConfigResult {
             e.sampled_instructions,
             e.executed_instructions,
         ),
-        similarity_h99: gfc::metrics::similarity(g, &e.h99),
         replay,
     }
 }
@@ -580,7 +577,7 @@ mod tests {
             for (x, y) in a.configs.iter().zip(&b.configs) {
                 assert_eq!(x.params, y.params);
                 assert_eq!((x.bins, &x.metrics), (y.bins, &y.metrics));
-                assert_eq!(x.similarity_h99, y.similarity_h99);
+                assert_eq!(x.metrics.similarity99, y.metrics.similarity99);
             }
         }
     }

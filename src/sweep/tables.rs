@@ -100,7 +100,7 @@ fn quality(a: &ConfigResult, b: &ConfigResult) -> Ordering {
     b.metrics
         .similarity
         .total_cmp(&a.metrics.similarity)
-        .then(b.similarity_h99.total_cmp(&a.similarity_h99))
+        .then(b.metrics.similarity99.total_cmp(&a.metrics.similarity99))
         .then(b.metrics.overlap.total_cmp(&a.metrics.overlap))
         .then(b.metrics.precision.total_cmp(&a.metrics.precision))
 }
@@ -174,7 +174,7 @@ fn result_cells(c: &ConfigResult) -> Vec<String> {
         pct(c.metrics.precision),
         pct(c.metrics.weighted),
         pct(c.metrics.overlap),
-        pct(c.similarity_h99),
+        pct(c.metrics.similarity99),
     ]);
     cells
 }
@@ -247,7 +247,7 @@ pub fn config_means(results: &[WorkloadResult]) -> Vec<ConfigMean> {
                 precision: mean(&|c| c.metrics.precision),
                 weighted: mean(&|c| c.metrics.weighted),
                 overlap: mean(&|c| c.metrics.overlap),
-                similarity_h99: mean(&|c| c.similarity_h99),
+                similarity_h99: mean(&|c| c.metrics.similarity99),
                 top3: top3.iter().filter(|t| t.contains(&params)).count(),
             }
         })
@@ -363,7 +363,7 @@ pub fn thesis_best_table(results: &[WorkloadResult], means: &[ConfigMean]) -> St
             pct(c.metrics.precision),
             pct(c.metrics.weighted),
             pct(c.metrics.overlap),
-            pct(c.similarity_h99),
+            pct(c.metrics.similarity99),
         ]);
     }
     let ranked = ranked_means(means);
@@ -417,7 +417,7 @@ pub fn marginals_table(results: &[WorkloadResult]) -> String {
             for r in results {
                 for c in r.configs.iter().filter(|c| get(&c.params) == v) {
                     s += c.metrics.similarity;
-                    h99 += c.similarity_h99;
+                    h99 += c.metrics.similarity99;
                     ov += c.metrics.overlap;
                     n += 1;
                 }

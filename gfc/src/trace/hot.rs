@@ -17,6 +17,7 @@
 //! estimated H90 itself.
 
 use crate::cfg::{Cfg, Edge};
+use crate::hot::{copy_edge, hottest_first};
 use crate::sample::Addr;
 use std::collections::HashMap;
 
@@ -42,13 +43,7 @@ fn cut(sorted: &[Edge], total: f64, fraction: f64) -> Option<usize> {
 /// `total` over the run (more than the profile's own sum: it also counts
 /// the exits of blocks with no observed exit and the code never sampled).
 pub fn hot_set(profile: &Cfg, sigma: &HashMap<(Addr, Addr), f64>, total: f64) -> Cfg {
-    let mut sorted = profile.edges();
-    sorted.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then(a.src.cmp(&b.src))
-            .then(a.dst.cmp(&b.dst))
-    });
+    let sorted = hottest_first(profile);
     let mut hot = Cfg::new();
     let Some(last) = cut(&sorted, total, 0.90) else {
         return hot;
@@ -68,14 +63,7 @@ pub fn hot_set(profile: &Cfg, sigma: &HashMap<(Addr, Addr), f64>, total: f64) ->
         if i > last && !doubtful {
             continue;
         }
-        for entry in [e.src, e.dst] {
-            if hot.block(entry).is_none() {
-                if let Some(b) = profile.block(entry) {
-                    hot.insert_block(b.clone());
-                }
-            }
-        }
-        hot.set_edge(e.src, e.dst, e.count);
+        copy_edge(&mut hot, profile, *e);
     }
     hot
 }
