@@ -179,6 +179,43 @@ fn both_engines_record_the_same_cfg() {
     }
 }
 
+/// On bank-switching boards the truth names code by its bank (code
+/// addresses, `emu::code_addr`): code from more than one bank runs in the
+/// switched window, and every banked address holds, in the PRG ROM it names,
+/// the opcode the recorder saw executed there.
+#[test]
+fn banked_code_is_named_by_its_bank() {
+    for stem in ["fff", "novathesquirrel"] {
+        let (_, replay) = workload(stem);
+        let mut nes = replay.power_on().unwrap();
+        nes.record_flow();
+        while nes.frame_count() < FRAMES {
+            replay.apply(&mut nes, FRAMES).unwrap();
+            nes.run_frame();
+        }
+        let counts = nes.take_flow_counts().unwrap();
+        let mut banks = std::collections::BTreeSet::new();
+        let mut banked = 0;
+        for (code, _) in counts.executed_addresses() {
+            let Some(offset) = emu::code_addr::prg_offset(code) else {
+                continue;
+            };
+            banked += 1;
+            assert_eq!(
+                counts.opcode(code),
+                nes.peek_code(code),
+                "{stem}: {} executed an opcode its bank does not hold",
+                emu::code_addr::label(code)
+            );
+            if emu::code_addr::cpu_address(code) < 0xC000 {
+                banks.insert(offset / 0x4000);
+            }
+        }
+        assert!(banked > 1000, "{stem}: {banked} banked addresses");
+        assert!(banks.len() >= 2, "{stem}: banks run at $8000: {banks:?}");
+    }
+}
+
 /// Frames and RAM are identical with the recorder and sampler on or off, on
 /// both engines.
 #[test]

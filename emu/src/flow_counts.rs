@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use crate::code_addr;
 use crate::cpu::opcodes::{Flow, OPCODES};
 
 /// How a handler was entered.
@@ -27,72 +28,134 @@ pub enum EntryKind {
     Software,
 }
 
-/// One entry per CPU address. A fixed-size array, so indexing by a `u16`
-/// needs no bounds check: the recorder runs once per instruction.
-pub type PerAddress<T> = Box<[T; 0x10000]>;
+/// Entries per page of the tables: one 8 KiB window of CPU space, the
+/// granularity at which mappers switch PRG ROM.
+const PAGE: usize = 0x2000;
 
-fn per_address<T: Clone>(value: T) -> PerAddress<T> {
-    from_vec(vec![value; 0x10000])
-}
-
-fn from_vec<T>(v: Vec<T>) -> PerAddress<T> {
-    v.into_boxed_slice()
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("the vector has 0x10000 entries"))
-}
-
-/// Copies on the heap (a derived `Clone` would build each 0.5 MiB array on
-/// the stack first).
-fn clone_per_address<T: Clone>(a: &PerAddress<T>) -> PerAddress<T> {
-    from_vec(a.to_vec())
-}
-
+/// The per-address counts of one 8 KiB page of code addresses.
 #[derive(Debug)]
-pub struct FlowCounts {
-    /// Executions per CPU address.
-    pub executed: PerAddress<u64>,
-    /// Opcode of the instruction last executed at each address (its length
-    /// and flow class follow from it).
-    pub opcode: PerAddress<u8>,
-    /// Current target of the branch / JMP abs / JSR at each address, and how
-    /// many transfers went there (taken branches; every JMP/JSR execution).
-    /// When patched code changes the target, the old target's count moves to
-    /// `dynamic`, so counts stay exact under self-modifying code.
-    pub static_target: PerAddress<u16>,
-    pub static_count: PerAddress<u64>,
-    /// (source, destination) counts of RTS, JMP (ind), BRK and software RTI,
-    /// and of retired static targets.
-    pub dynamic: HashMap<(u16, u16), u64>,
-    /// Hardware interrupt entries per handler address.
-    pub interrupts: HashMap<u16, u64>,
-    /// Handler entry points entered by BRK (leaders).
-    pub brk_handlers: HashMap<u16, u64>,
-    /// Instructions retired (and hardware interrupt entries, not counted).
-    pub instructions: u64,
-    /// Open interrupt frames: (stack pointer after the pushes, kind).
-    frames: Vec<(u8, EntryKind)>,
+struct Page {
+    executed: Box<[u64; PAGE]>,
+    static_count: Box<[u64; PAGE]>,
+    static_target: Box<[u32; PAGE]>,
+    opcode: Box<[u8; PAGE]>,
 }
 
-impl Clone for FlowCounts {
-    fn clone(&self) -> Self {
-        FlowCounts {
-            executed: clone_per_address(&self.executed),
-            opcode: clone_per_address(&self.opcode),
-            static_target: clone_per_address(&self.static_target),
-            static_count: clone_per_address(&self.static_count),
-            dynamic: self.dynamic.clone(),
-            interrupts: self.interrupts.clone(),
-            brk_handlers: self.brk_handlers.clone(),
-            instructions: self.instructions,
-            frames: self.frames.clone(),
+/// A page-sized array built on the heap (a `Box::new([..])` would build the
+/// 64 KiB array on the stack first).
+fn filled<T: Copy>(value: T) -> Box<[T; PAGE]> {
+    vec![value; PAGE]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("the vector has PAGE entries"))
+}
+
+impl Page {
+    fn new() -> Page {
+        Page {
+            executed: filled(0),
+            static_count: filled(0),
+            static_target: filled(0),
+            opcode: filled(0xEA),
         }
     }
 }
 
-impl Default for FlowCounts {
-    fn default() -> Self {
-        FlowCounts::new()
+impl Clone for Page {
+    fn clone(&self) -> Self {
+        let mut page = Page::new();
+        page.clone_from(self);
+        page
     }
+
+    fn clone_from(&mut self, other: &Self) {
+        self.executed.copy_from_slice(&other.executed[..]);
+        self.static_count.copy_from_slice(&other.static_count[..]);
+        self.static_target.copy_from_slice(&other.static_target[..]);
+        self.opcode.copy_from_slice(&other.opcode[..]);
+    }
+}
+
+/// Per code address tables (see `code_addr`), in pages allocated when code
+/// first runs there: a banked board's code addresses reach several MiB, of
+/// which a game runs a few pages.
+#[derive(Debug, Clone, Default)]
+struct Pages(Vec<Option<Page>>);
+
+impl Pages {
+    #[inline(always)]
+    fn get(&self, code: u32) -> Option<(&Page, usize)> {
+        match self.0.get(code as usize / PAGE) {
+            Some(Some(page)) => Some((page, code as usize % PAGE)),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, code: u32) -> (&mut Page, usize) {
+        let slot = code as usize / PAGE;
+        if !matches!(self.0.get(slot), Some(Some(_))) {
+            self.allocate(slot);
+        }
+        match &mut self.0[slot] {
+            Some(page) => (page, code as usize % PAGE),
+            None => unreachable!("allocated above"),
+        }
+    }
+
+    #[cold]
+    fn allocate(&mut self, slot: usize) {
+        if self.0.len() <= slot {
+            self.0.resize_with(slot + 1, || None);
+        }
+        self.0[slot] = Some(Page::new());
+    }
+
+    /// The allocated pages with the code address of their first entry, in
+    /// address order.
+    fn iter(&self) -> impl Iterator<Item = (u32, &Page)> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, p)| p.as_ref().map(|p| ((slot * PAGE) as u32, p)))
+    }
+
+    /// Makes `self` equal to `other`, reusing allocated pages.
+    fn copy_from(&mut self, other: &Pages) {
+        self.0.truncate(other.0.len());
+        self.0.resize_with(other.0.len(), || None);
+        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
+            match (mine.as_mut(), theirs.as_ref()) {
+                (Some(m), Some(t)) => m.clone_from(t),
+                (_, Some(t)) => *mine = Some(t.clone()),
+                (_, None) => *mine = None,
+            }
+        }
+    }
+}
+
+/// Exact control-flow counts per code address (`crate::code_addr`: a CPU
+/// address, or for banked PRG ROM one that names the bank too).
+#[derive(Debug, Clone, Default)]
+pub struct FlowCounts {
+    /// Executions, opcode last executed (its length and flow class follow
+    /// from it), and the current target of the branch / JMP abs / JSR at
+    /// each address with how many transfers went there (taken branches;
+    /// every JMP/JSR execution). When patched code changes the target, the
+    /// old target's count moves to `dynamic`, so counts stay exact under
+    /// self-modifying code.
+    pages: Pages,
+    /// (source, destination) counts of RTS, JMP (ind), BRK and software RTI,
+    /// and of retired static targets.
+    pub dynamic: HashMap<(u32, u32), u64>,
+    /// Hardware interrupt entries per handler address.
+    pub interrupts: HashMap<u32, u64>,
+    /// Handler entry points entered by BRK (leaders).
+    pub brk_handlers: HashMap<u32, u64>,
+    /// Instructions retired (and hardware interrupt entries, not counted).
+    pub instructions: u64,
+    /// Open interrupt frames: (stack pointer after the pushes, kind).
+    frames: Vec<(u8, EntryKind)>,
 }
 
 impl FlowCounts {
@@ -100,10 +163,7 @@ impl FlowCounts {
     /// derived `clone_from`): the live overlay copies the counts once a second
     /// and should not allocate a megabyte each time.
     pub fn copy_from(&mut self, other: &FlowCounts) {
-        self.executed.copy_from_slice(&other.executed[..]);
-        self.opcode.copy_from_slice(&other.opcode[..]);
-        self.static_target.copy_from_slice(&other.static_target[..]);
-        self.static_count.copy_from_slice(&other.static_count[..]);
+        self.pages.copy_from(&other.pages);
         self.dynamic.clone_from(&other.dynamic);
         self.interrupts.clone_from(&other.interrupts);
         self.brk_handlers.clone_from(&other.brk_handlers);
@@ -112,44 +172,69 @@ impl FlowCounts {
     }
 
     pub fn new() -> FlowCounts {
-        FlowCounts {
-            executed: per_address(0),
-            opcode: per_address(0xEA),
-            static_target: per_address(0),
-            static_count: per_address(0),
-            dynamic: HashMap::new(),
-            interrupts: HashMap::new(),
-            brk_handlers: HashMap::new(),
-            instructions: 0,
-            frames: Vec::new(),
-        }
+        FlowCounts::default()
     }
 
-    /// Length in bytes of the instruction last executed at `pc`.
+    /// How many times the instruction at `code` executed.
     #[inline]
-    pub fn length(&self, pc: u16) -> u8 {
-        OPCODES[self.opcode[pc as usize] as usize].byte_len()
+    pub fn executed(&self, code: u32) -> u64 {
+        self.pages.get(code).map_or(0, |(p, i)| p.executed[i])
     }
 
-    /// Control-flow class of the instruction last executed at `pc`.
+    /// Opcode of the instruction last executed at `code` (NOP where none
+    /// ran).
     #[inline]
-    pub fn flow(&self, pc: u16) -> Flow {
-        OPCODES[self.opcode[pc as usize] as usize].flow
+    pub fn opcode(&self, code: u32) -> u8 {
+        self.pages.get(code).map_or(0xEA, |(p, i)| p.opcode[i])
+    }
+
+    /// Every code address that executed, with its count, in address order.
+    pub fn executed_addresses(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.pages.iter().flat_map(|(base, page)| {
+            page.executed
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(move |(i, &n)| (base + i as u32, n))
+        })
+    }
+
+    /// Every (source, current static target, count) with a count.
+    pub fn static_transfers(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+        self.pages.iter().flat_map(|(base, page)| {
+            page.static_count
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(move |(i, &n)| (base + i as u32, page.static_target[i], n))
+        })
+    }
+
+    /// Length in bytes of the instruction last executed at `code`.
+    #[inline]
+    pub fn length(&self, code: u32) -> u8 {
+        OPCODES[self.opcode(code) as usize].byte_len()
+    }
+
+    /// Control-flow class of the instruction last executed at `code`.
+    #[inline]
+    pub fn flow(&self, code: u32) -> Flow {
+        OPCODES[self.opcode(code) as usize].flow
     }
 
     /// An instruction at `pc` retired; the CPU then was at `next_pc` with
     /// stack pointer `sp` (before any interrupt that follows).
     #[inline]
-    pub fn instruction(&mut self, pc: u16, opcode: u8, next_pc: u16, sp: u8) {
-        let i = pc as usize;
-        self.executed[i] += 1;
+    pub fn instruction(&mut self, pc: u32, opcode: u8, next_pc: u32, sp: u8) {
+        let (page, i) = self.pages.get_mut(pc);
+        page.executed[i] += 1;
+        page.opcode[i] = opcode;
         self.instructions += 1;
         let info = &OPCODES[opcode as usize];
-        self.opcode[i] = opcode;
         match info.flow {
             Flow::None => {}
             Flow::Branch => {
-                if next_pc != pc.wrapping_add(2) {
+                if next_pc != code_addr::advance(pc, 2) {
                     self.static_transfer(pc, next_pc);
                 }
             }
@@ -176,7 +261,7 @@ impl FlowCounts {
 
     /// A hardware interrupt entered `handler` (stack pointer `sp` after the
     /// three pushes).
-    pub fn hardware_interrupt(&mut self, handler: u16, sp: u8) {
+    pub fn hardware_interrupt(&mut self, handler: u32, sp: u8) {
         *self.interrupts.entry(handler).or_insert(0) += 1;
         self.open_frame(sp, EntryKind::Hardware);
     }
@@ -186,63 +271,64 @@ impl FlowCounts {
     /// [`FlowCounts::instruction`] `count` times for each.
     /// `n` executions of the branch or absolute `JMP` at `pc` going to
     /// `target` (a loop's closing instruction, counted in bulk).
-    pub fn instruction_repeated(&mut self, pc: u16, opcode: u8, target: u16, n: u64) {
-        let i = pc as usize;
-        self.executed[i] += n;
+    pub fn instruction_repeated(&mut self, pc: u32, opcode: u8, target: u32, n: u64) {
+        let (page, i) = self.pages.get_mut(pc);
+        page.executed[i] += n;
+        page.opcode[i] = opcode;
         self.instructions += n;
-        self.opcode[i] = opcode;
         self.static_transfer(pc, target);
-        self.static_count[i] += n - 1;
+        let (page, i) = self.pages.get_mut(pc);
+        page.static_count[i] += n - 1;
     }
 
-    pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u16, u8)>, count: u64) {
+    pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u32, u8)>, count: u64) {
         for (pc, opcode) in ops {
-            let i = pc as usize;
-            self.executed[i] += count;
-            self.opcode[i] = opcode;
+            let (page, i) = self.pages.get_mut(pc);
+            page.executed[i] += count;
+            page.opcode[i] = opcode;
             self.instructions += count;
         }
     }
 
     #[inline]
-    fn static_transfer(&mut self, pc: u16, target: u16) {
-        let i = pc as usize;
-        if self.static_target[i] != target {
-            if self.static_count[i] > 0 {
-                *self.dynamic.entry((pc, self.static_target[i])).or_insert(0) +=
-                    self.static_count[i];
-                self.static_count[i] = 0;
+    fn static_transfer(&mut self, pc: u32, target: u32) {
+        let (page, i) = self.pages.get_mut(pc);
+        if page.static_target[i] != target {
+            let (old, n) = (page.static_target[i], page.static_count[i]);
+            page.static_target[i] = target;
+            page.static_count[i] = 1;
+            if n > 0 {
+                *self.dynamic.entry((pc, old)).or_insert(0) += n;
             }
-            self.static_target[i] = target;
+        } else {
+            page.static_count[i] += 1;
         }
-        self.static_count[i] += 1;
     }
 
     /// All (source, destination, count) transfers recorded for the
     /// instruction at `pc` (taken branches, jumps, calls, returns, BRK,
     /// software RTI).
-    pub fn transfers_from(&self, pc: u16) -> Vec<(u16, u64)> {
-        let mut out: Vec<(u16, u64)> = self
+    pub fn transfers_from(&self, pc: u32) -> Vec<(u32, u64)> {
+        let mut out: Vec<(u32, u64)> = self
             .dynamic
             .iter()
             .filter(|((src, _), _)| *src == pc)
             .map(|((_, dst), &n)| (*dst, n))
             .collect();
-        let i = pc as usize;
-        if self.static_count[i] > 0 {
-            match out
-                .iter_mut()
-                .find(|(dst, _)| *dst == self.static_target[i])
-            {
-                Some(entry) => entry.1 += self.static_count[i],
-                None => out.push((self.static_target[i], self.static_count[i])),
+        if let Some((page, i)) = self.pages.get(pc) {
+            let (target, n) = (page.static_target[i], page.static_count[i]);
+            if n > 0 {
+                match out.iter_mut().find(|(dst, _)| *dst == target) {
+                    Some(entry) => entry.1 += n,
+                    None => out.push((target, n)),
+                }
             }
         }
         out.sort_unstable();
         out
     }
 
-    fn dynamic_transition(&mut self, pc: u16, next_pc: u16) {
+    fn dynamic_transition(&mut self, pc: u32, next_pc: u32) {
         *self.dynamic.entry((pc, next_pc)).or_insert(0) += 1;
     }
 

@@ -15,12 +15,15 @@
 //! crate per instruction would cost more than the sampling. What triggers a
 //! batch, and everything done with batches, is in `profiler`. The other
 //! probe, the ground-truth flow counts, is `flow_counts.rs`; both hang off
-//! [`probes::Probes`].
+//! [`probes::Probes`], and both name code by its code address
+//! (`code_addr.rs`: the CPU address, plus the PRG bank on boards that switch
+//! banks).
 
 pub mod apu;
 pub mod bus;
 pub mod cartridge;
 pub mod clock;
+pub mod code_addr;
 pub mod code_watch;
 pub mod controller;
 pub mod cpu;

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use crate::bus::Bus;
 use crate::cartridge::Cartridge;
+use crate::code_addr::CodeMap;
+use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
@@ -70,10 +72,14 @@ pub struct Nes {
 impl Nes {
     /// Inserts `cart` and powers the console on.
     pub fn new(cart: Cartridge) -> Nes {
+        let code_map = CodeMap::new(cart.prg_rom.len(), &cart.banks);
         let mut nes = Nes {
             cpu: Cpu::new(),
             bus: Bus::new(cart),
-            probes: Probes::default(),
+            probes: Probes {
+                code_map,
+                ..Probes::default()
+            },
             engine: Engine::default(),
             translator: None,
             retired: 0,
@@ -120,19 +126,30 @@ impl Nes {
             .sampler
             .as_ref()
             .is_some_and(|s| cycle >= s.due_cycle());
+        let probing = sample || self.probes.flow.is_some();
+        // The instruction's code address under the banks it ran from (it
+        // may switch them).
+        let code = if probing {
+            self.probes.code_map.key(&self.bus.cart.banks, pc)
+        } else {
+            pc as u32
+        };
         let kind = self.cpu.step(&mut self.bus);
         self.retired += 1;
-        if let Some(flow) = self.probes.flow.as_deref_mut() {
-            match kind {
-                StepKind::Instruction(opcode) => {
-                    flow.instruction(pc, opcode, self.cpu.pc, self.cpu.s)
+        if probing {
+            let next = self.probes.code_map.key(&self.bus.cart.banks, self.cpu.pc);
+            if let Some(flow) = self.probes.flow.as_deref_mut() {
+                match kind {
+                    StepKind::Instruction(opcode) => {
+                        flow.instruction(code, opcode, next, self.cpu.s)
+                    }
+                    StepKind::Nmi | StepKind::Irq => flow.hardware_interrupt(next, self.cpu.s),
+                    StepKind::Jammed => {}
                 }
-                StepKind::Nmi | StepKind::Irq => flow.hardware_interrupt(self.cpu.pc, self.cpu.s),
-                StepKind::Jammed => {}
             }
-        }
-        if sample {
-            self.record_sample(pc, cycle, kind);
+            if sample {
+                self.record_sample(code, next, cycle, kind);
+            }
         }
         if self.bus.code.written() {
             self.invalidate_code();
@@ -148,8 +165,7 @@ impl Nes {
     /// trigger's flag, raised meanwhile, counts for this step, as if it had
     /// been raised a moment earlier).
     #[cold]
-    fn record_sample(&mut self, pc: u16, cycle: u64, kind: StepKind) {
-        let next_pc = self.cpu.pc;
+    fn record_sample(&mut self, pc: u32, next_pc: u32, cycle: u64, kind: StepKind) {
         let Some(sampler) = self.probes.sampler.as_mut() else {
             return;
         };
@@ -157,11 +173,22 @@ impl Nes {
             return;
         }
         match kind {
-            StepKind::Instruction(opcode) => sampler.record_instruction(pc, opcode, next_pc, cycle),
+            StepKind::Instruction(opcode) => {
+                let target = if OPCODES[opcode as usize].flow == Flow::Branch {
+                    let cpu_pc = crate::code_addr::cpu_address(pc);
+                    let offset = self.bus.peek(cpu_pc.wrapping_add(1));
+                    let target = crate::disasm::branch_target(cpu_pc, offset);
+                    self.probes.code_map.key(&self.bus.cart.banks, target)
+                } else {
+                    next_pc
+                };
+                sampler.record_instruction(pc, opcode, next_pc, target, cycle)
+            }
             StepKind::Nmi | StepKind::Irq => sampler.record(Retired {
                 pc: next_pc,
                 opcode: None,
                 next_pc,
+                target: next_pc,
                 cycle,
             }),
             StepKind::Jammed => {}
@@ -397,6 +424,15 @@ impl Nes {
     /// Reads CPU memory without side effects.
     pub fn peek(&self, addr: u16) -> u8 {
         self.bus.peek(addr)
+    }
+
+    /// The byte at a code address (`crate::code_addr`): from the PRG-ROM
+    /// bank it names whatever is mapped now, else as [`Nes::peek`].
+    pub fn peek_code(&self, code: u32) -> u8 {
+        match crate::code_addr::prg_offset(code) {
+            Some(offset) => self.bus.cart.prg_rom.get(offset).copied().unwrap_or(0),
+            None => self.bus.peek(code as u16),
+        }
     }
 
     /// Starts audio synthesis at `sample_rate` Hz (NES-like output filters).

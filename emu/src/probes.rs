@@ -3,6 +3,7 @@
 //! identically; with none attached the run loop pays one branch per
 //! instruction (per block on the translator).
 
+use crate::code_addr::CodeMap;
 use crate::flow_counts::FlowCounts;
 use crate::sampling::SampleCapture;
 
@@ -12,4 +13,7 @@ pub struct Probes {
     pub flow: Option<Box<FlowCounts>>,
     /// Count-and-time batch sampling.
     pub sampler: Option<SampleCapture>,
+    /// How both name the code they see (`code_addr`): refreshed when the
+    /// PRG banks change, read only while a probe records.
+    pub code_map: CodeMap,
 }

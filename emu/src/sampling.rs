@@ -14,12 +14,17 @@ use std::sync::Arc;
 /// One retired instruction or interrupt entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retired {
-    /// Address of the instruction (for interrupts: the handler's entry).
-    pub pc: u16,
+    /// Code address (`crate::code_addr`) of the instruction (for
+    /// interrupts: the handler's entry).
+    pub pc: u32,
     /// The opcode, or `None` for a hardware interrupt entry.
     pub opcode: Option<u8>,
     /// The PC after it retired (for interrupts: the handler's entry).
-    pub next_pc: u16,
+    pub next_pc: u32,
+    /// For a branch: its taken target, read from its operand whether or
+    /// not it was taken (the hot-CFG builder learns block boundaries from
+    /// it); else `next_pc`.
+    pub target: u32,
     /// CPU cycle count when it started.
     pub cycle: u64,
 }
@@ -383,12 +388,20 @@ impl SampleCapture {
     /// interpreter records (the cold path after a sampled step): one call
     /// less per sample.
     #[inline(always)]
-    pub fn record_instruction(&mut self, pc: u16, opcode: u8, next_pc: u16, cycle: u64) {
+    pub fn record_instruction(
+        &mut self,
+        pc: u32,
+        opcode: u8,
+        next_pc: u32,
+        target: u32,
+        cycle: u64,
+    ) {
         debug_assert!(self.collecting, "record without sample_next");
         self.records.push(Retired {
             pc,
             opcode: Some(opcode),
             next_pc,
+            target,
             cycle,
         });
         self.current_instructions += 1;
@@ -518,9 +531,10 @@ mod tests {
 
     fn instr(pc: u16, cycle: u64) -> Retired {
         Retired {
-            pc,
+            pc: pc as u32,
             opcode: Some(0xEA),
-            next_pc: pc + 1,
+            next_pc: pc as u32 + 1,
+            target: pc as u32 + 1,
             cycle,
         }
     }
@@ -562,6 +576,7 @@ mod tests {
             pc: 0x9000,
             opcode: None,
             next_pc: 0x9000,
+            target: 0x9000,
             cycle: 2,
         });
         assert!(cap.sample_next(WALL_POLL_CYCLES + 4));
@@ -622,7 +637,7 @@ mod tests {
             record_at(&mut cap, pc);
         }
         let second = cap.take_batches();
-        let pcs: Vec<u16> = second.iter().flatten().map(|r| r.pc).collect();
+        let pcs: Vec<u32> = second.iter().flatten().map(|r| r.pc).collect();
         assert_eq!(pcs, vec![4, 5, 6, 7]);
         assert!(cap.take_batches().is_empty());
     }
@@ -645,13 +660,13 @@ mod tests {
         assert!(cap.has_batches());
         cap.take_batches_into(&mut buffer);
         assert!(!cap.has_batches());
-        let pcs: Vec<Vec<u16>> = buffer
+        let pcs: Vec<Vec<u32>> = buffer
             .iter()
             .map(|b| b.iter().map(|r| r.pc).collect())
             .collect();
         assert_eq!(pcs, vec![vec![4, 5]], "the old batches are gone");
         all.append(&buffer);
-        let pcs: Vec<Vec<u16>> = all
+        let pcs: Vec<Vec<u32>> = all
             .iter()
             .map(|b| b.iter().map(|r| r.pc).collect())
             .collect();

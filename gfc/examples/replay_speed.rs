@@ -154,6 +154,11 @@ impl Cpu {
             flow: i.flow,
             taken: next != fall,
             next_pc: next,
+            target: if i.flow == Flow::Branch {
+                i.target
+            } else {
+                next
+            },
             cycle: 0,
         }
     }

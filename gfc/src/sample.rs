@@ -72,6 +72,10 @@ pub struct Sample {
     pub taken: bool,
     /// Address actually executed next in this flow.
     pub next_pc: Addr,
+    /// For `Flow::Branch`: where it goes when taken, read from its operand,
+    /// so known whether or not this execution took it (its fall-through when
+    /// the recorder did not say). For other classes, `next_pc`.
+    pub target: Addr,
     /// CPU cycle at which the instruction started.
     pub cycle: u64,
 }
@@ -85,6 +89,7 @@ impl Sample {
             flow: Flow::None,
             taken: false,
             next_pc: pc.wrapping_add(len as Addr),
+            target: pc.wrapping_add(len as Addr),
             cycle: 0,
         }
     }
@@ -98,6 +103,7 @@ impl Sample {
             flow,
             taken: !matches!(flow, Flow::Branch) || next_pc != pc.wrapping_add(len as Addr),
             next_pc,
+            target: next_pc,
             cycle: 0,
         }
     }
@@ -110,8 +116,15 @@ impl Sample {
             flow: Flow::Interrupt,
             taken: true,
             next_pc: handler,
+            target: handler,
             cycle: 0,
         }
+    }
+
+    /// The same sample with a branch's taken target (see [`Sample::target`]).
+    pub const fn with_target(mut self, target: Addr) -> Self {
+        self.target = target;
+        self
     }
 
     /// The byte address just past this instruction.

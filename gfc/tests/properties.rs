@@ -41,6 +41,7 @@ fn sample() -> impl Strategy<Value = Sample> {
             flow,
             taken,
             next_pc,
+            target: next_pc,
             cycle,
         },
     )
@@ -112,6 +113,7 @@ fn coherent_from(seed: u64, nbatches: usize) -> Vec<Vec<Sample>> {
                     flow,
                     taken: succ != pc + len as u32,
                     next_pc: succ,
+                    target: if flow == Flow::Branch { target } else { succ },
                     cycle: 0,
                 };
                 if k >= skip {

@@ -29,6 +29,7 @@ pub fn sample(r: &Retired) -> Sample {
                 flow_of(info.flow),
                 r.next_pc as Addr,
             )
+            .with_target(r.target as Addr)
         }
     };
     s.cycle = r.cycle;
@@ -49,6 +50,7 @@ mod tests {
             pc: 0x8003,
             opcode: Some(0xD0),
             next_pc: 0x8002,
+            target: 0x8002,
             cycle: 9,
         });
         assert_eq!(
@@ -59,13 +61,16 @@ mod tests {
             pc: 0x8003,
             opcode: Some(0xD0),
             next_pc: 0x8005,
+            target: 0x8002,
             cycle: 9,
         });
         assert!(!not_taken.taken);
+        assert_eq!(not_taken.target, 0x8002, "known though not taken");
         let nmi = sample(&Retired {
             pc: 0x9000,
             opcode: None,
             next_pc: 0x9000,
+            target: 0x9000,
             cycle: 1,
         });
         assert_eq!((nmi.flow, nmi.len), (Flow::Interrupt, 0));

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use emu::code_addr;
 use gfc::Cfg;
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -77,42 +78,48 @@ pub fn report(d: &CfgDiff, name_a: &str, name_b: &str, limit: usize) -> String {
         format!("blocks only in {name_a}"),
         d.blocks_only_a
             .iter()
-            .map(|b| format!("${b:04X}"))
+            .map(|&b| code_addr::label(b))
             .collect(),
     );
     list(
         format!("blocks only in {name_b}"),
         d.blocks_only_b
             .iter()
-            .map(|b| format!("${b:04X}"))
+            .map(|&b| code_addr::label(b))
             .collect(),
     );
     list(
         "blocks with different instructions".into(),
         d.reshaped_blocks
             .iter()
-            .map(|b| format!("${b:04X}"))
+            .map(|&b| code_addr::label(b))
             .collect(),
     );
     list(
         format!("edges only in {name_a}"),
         d.edges_only_a
             .iter()
-            .map(|(s, t, n)| format!("${s:04X} -> ${t:04X}  ×{n}"))
+            .map(|(s, t, n)| format!("{} -> {}  ×{n}", code_addr::label(*s), code_addr::label(*t)))
             .collect(),
     );
     list(
         format!("edges only in {name_b}"),
         d.edges_only_b
             .iter()
-            .map(|(s, t, n)| format!("${s:04X} -> ${t:04X}  ×{n}"))
+            .map(|(s, t, n)| format!("{} -> {}  ×{n}", code_addr::label(*s), code_addr::label(*t)))
             .collect(),
     );
     list(
         "edge counts that differ".into(),
         d.count_changes
             .iter()
-            .map(|(s, t, a, b)| format!("${s:04X} -> ${t:04X}  {a} -> {b}"))
+            .map(|(s, t, a, b)| {
+                format!(
+                    "{} -> {}  {a} -> {b}",
+                    code_addr::label(*s),
+                    code_addr::label(*t)
+                )
+            })
             .collect(),
     );
     out

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use emu::code_addr;
 use gfc::Cfg;
 
 fn escape(s: &str) -> String {
@@ -32,15 +33,23 @@ pub fn render(cfg: &Cfg, hot: Option<&Cfg>, disasm: &BTreeMap<u32, String>, titl
         hot.is_some_and(|h| h.block(entry).is_some() || h.graph().contains_node(entry))
     };
     for block in cfg.blocks() {
+        // `$8000-$8010`, or `03:8000-8010` in a bank.
+        let last = block.end.wrapping_sub(1);
+        let dollar = if block.entry < 0x10000 { "$" } else { "" };
         let mut label = format!(
-            "${:04X}-${:04X}  ×{}\\l",
-            block.entry,
-            block.end.wrapping_sub(1),
+            "{}-{dollar}{:04X}  ×{}\\l",
+            code_addr::label(block.entry),
+            code_addr::cpu_address(last),
             block.count
         );
         for &pc in &block.instrs {
             let text = disasm.get(&pc).map(String::as_str).unwrap_or("?");
-            let _ = write!(label, "{:04X}  {}\\l", pc, escape(text));
+            let _ = write!(
+                label,
+                "{:04X}  {}\\l",
+                code_addr::cpu_address(pc),
+                escape(text)
+            );
         }
         let style = if is_hot_block(block.entry) {
             ", style=filled, fillcolor=\"#ffe0b0\", penwidth=2"

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use emu::code_addr;
 use emu::cpu::opcodes::OPCODES;
 use emu::{FlowCounts, Nes};
 use gfc::Cfg;
@@ -10,18 +11,18 @@ use gfc::Cfg;
 use crate::cfg_file::{CfgFile, CFG_FILE_VERSION};
 
 /// Disassembly of every instruction address in `cfg`, using the opcode the
-/// recorder saw executed there and the operand bytes in memory now (code that
-/// was banked out or rewritten since may show different operands).
+/// recorder saw executed there and the operand bytes: of the bank a banked
+/// code address names, else in memory now (code in RAM rewritten since may
+/// show different operands).
 pub fn disassemble(cfg: &Cfg, counts: &FlowCounts, nes: &Nes) -> BTreeMap<u32, String> {
     let mut out = BTreeMap::new();
     for block in cfg.blocks() {
         for &pc in &block.instrs {
-            let pc16 = pc as u16;
-            let opcode = counts.opcode[pc16 as usize];
+            let opcode = counts.opcode(pc);
             let len = OPCODES[opcode as usize].byte_len() as u16;
             let mut bytes = vec![opcode];
-            bytes.extend((1..len).map(|i| nes.peek(pc16.wrapping_add(i))));
-            out.insert(pc, emu::disasm::plain(pc16, &bytes));
+            bytes.extend((1..len).map(|i| nes.peek_code(code_addr::advance(pc, i))));
+            out.insert(pc, emu::disasm::plain(code_addr::cpu_address(pc), &bytes));
         }
     }
     out

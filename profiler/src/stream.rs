@@ -5,8 +5,12 @@
 //! - `NPSTREAM` magic, `u32` format version;
 //! - `u32` length + RON text of [`StreamHeader`] (ROM hash, trigger settings);
 //! - per batch: `u16` sample count, `u64` cycle of its first sample, then
-//!   8 bytes per sample: `u16` pc, `u16` next pc, `u8` length, `u8` flow
-//!   (bits 0-3 class, bit 4 taken), `u16` cycles since the previous sample;
+//!   16 bytes per sample: `u32` pc, `u32` next pc, `u32` a branch's taken
+//!   target (code addresses, see `emu::code_addr`; [`Sample::target`]),
+//!   `u8` length, `u8` flow (bits 0-3 class, bit 4 taken), `u16` cycles
+//!   since the previous sample. Version 1 streams, from before banks were
+//!   told apart, had 8-byte samples with `u16` addresses and no target
+//!   (read as the fall-through), and are still read;
 //! - `u16` 0xFFFF end marker and a RON [`StreamTrailer`] (run totals), so a
 //!   stream cut short by a crash is still readable up to its last batch.
 
@@ -18,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"NPSTREAM";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const END_MARKER: u16 = 0xFFFF;
 
 /// What the run was and how it was sampled.
@@ -155,12 +159,13 @@ impl<W: Write> StreamWriter<W> {
             let delta = s.cycle.saturating_sub(prev).min(u16::MAX as u64) as u16;
             prev = s.cycle;
             let flags = flow_code(s.flow) | if s.taken { 0x10 } else { 0 };
-            let mut rec = [0u8; 8];
-            rec[0..2].copy_from_slice(&(s.pc as u16).to_le_bytes());
-            rec[2..4].copy_from_slice(&(s.next_pc as u16).to_le_bytes());
-            rec[4] = s.len;
-            rec[5] = flags;
-            rec[6..8].copy_from_slice(&delta.to_le_bytes());
+            let mut rec = [0u8; 16];
+            rec[0..4].copy_from_slice(&s.pc.to_le_bytes());
+            rec[4..8].copy_from_slice(&s.next_pc.to_le_bytes());
+            rec[8..12].copy_from_slice(&s.target.to_le_bytes());
+            rec[12] = s.len;
+            rec[13] = flags;
+            rec[14..16].copy_from_slice(&delta.to_le_bytes());
             self.out.write_all(&rec)?;
         }
         Ok(())
@@ -205,7 +210,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
         });
     }
     let version = u32::from_le_bytes(take(4, "header")?.try_into().unwrap());
-    if version != FORMAT_VERSION {
+    if version != 1 && version != FORMAT_VERSION {
         return Err(StreamError::Version {
             path: path.to_path_buf(),
             found: version,
@@ -227,19 +232,32 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
             break;
         }
         let first = u64::from_le_bytes(take(8, "batch")?.try_into().unwrap());
-        let body = take(count as usize * 8, "batch")?;
+        let width = if version == 1 { 8 } else { 16 };
+        let body = take(count as usize * width, "batch")?;
         let mut cycle = first;
         let mut batch = Vec::with_capacity(count as usize);
-        for rec in body.chunks_exact(8) {
-            cycle += u16::from_le_bytes([rec[6], rec[7]]) as u64;
-            let flow = flow_from_code(rec[5] & 0x0F)
-                .ok_or_else(|| corrupt("sample", format!("unknown flow code {}", rec[5] & 0x0F)))?;
+        for rec in body.chunks_exact(width) {
+            // Addresses, then length, flags and the cycle delta.
+            let word = |i: usize| Addr::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
+            let (pc, next_pc, target, rest) = if version == 1 {
+                let pc = u16::from_le_bytes([rec[0], rec[1]]) as Addr;
+                let next_pc = u16::from_le_bytes([rec[2], rec[3]]) as Addr;
+                // No target recorded: what [`Sample::control`] assumes.
+                (pc, next_pc, next_pc, &rec[4..])
+            } else {
+                (word(0), word(4), word(8), &rec[12..])
+            };
+            cycle += u16::from_le_bytes([rest[2], rest[3]]) as u64;
+            let flow = flow_from_code(rest[1] & 0x0F).ok_or_else(|| {
+                corrupt("sample", format!("unknown flow code {}", rest[1] & 0x0F))
+            })?;
             batch.push(Sample {
-                pc: u16::from_le_bytes([rec[0], rec[1]]) as Addr,
-                next_pc: u16::from_le_bytes([rec[2], rec[3]]) as Addr,
-                len: rec[4],
+                pc,
+                next_pc,
+                target,
+                len: rest[0],
                 flow,
-                taken: rec[5] & 0x10 != 0,
+                taken: rest[1] & 0x10 != 0,
                 cycle,
             });
         }
@@ -294,7 +312,10 @@ mod tests {
         b.cycle = 1003;
         let mut c = Sample::interrupt(0x9000);
         c.cycle = 1010;
-        let batches = vec![vec![a, b, c], vec![b]];
+        // A banked code address; a branch not taken, its target known.
+        let mut d = Sample::control(0x3C_8010, 2, Flow::Branch, 0x3C_8012).with_target(0x3C_8000);
+        d.cycle = 1020;
+        let batches = vec![vec![a, b, c, d], vec![b]];
         let mut w = StreamWriter::new(Vec::new(), &header()).unwrap();
         for batch in &batches {
             w.batch(batch).unwrap();
@@ -312,6 +333,29 @@ mod tests {
         // Cut short: the batches before the cut survive, no trailer.
         let cut = parse(&bytes[..bytes.len() - 20], Path::new("x"));
         assert!(cut.is_err() || cut.unwrap().trailer.is_none());
+    }
+
+    /// Streams written before code addresses had banks (format 1: 16-bit
+    /// addresses, no branch targets) still replay.
+    #[test]
+    fn reads_format_1() {
+        let mut v = MAGIC.to_vec();
+        v.extend_from_slice(&1u32.to_le_bytes());
+        let text = ron::to_string(&header()).unwrap();
+        v.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        v.extend_from_slice(text.as_bytes());
+        v.extend_from_slice(&1u16.to_le_bytes());
+        v.extend_from_slice(&500u64.to_le_bytes());
+        // BNE at $8003 taken to $8000, 0 cycles after the batch's first.
+        v.extend_from_slice(&[0x03, 0x80, 0x00, 0x80, 2, 0x11, 0, 0]);
+        v.extend_from_slice(&END_MARKER.to_le_bytes());
+        let text = ron::to_string(&StreamTrailer::default()).unwrap();
+        v.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        v.extend_from_slice(text.as_bytes());
+        let stream = parse(&v, Path::new("x")).unwrap();
+        let mut expected = Sample::control(0x8003, 2, Flow::Branch, 0x8000);
+        expected.cycle = 500;
+        assert_eq!(stream.batches, vec![vec![expected]]);
     }
 
     #[test]

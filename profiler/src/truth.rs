@@ -17,27 +17,25 @@
 //!
 //! Because both engines feed identical counts, they yield identical CFGs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use emu::code_addr;
 use emu::cpu::opcodes::Flow;
 use emu::flow_counts::FlowCounts;
 use gfc::{Addr, Block, Cfg};
 
 /// Transfers recorded per source address, merged from the static and dynamic
 /// tables.
-fn transfers_by_source(counts: &FlowCounts) -> BTreeMap<u16, Vec<(u16, u64)>> {
-    let mut by_source: BTreeMap<u16, Vec<(u16, u64)>> = BTreeMap::new();
+fn transfers_by_source(counts: &FlowCounts) -> BTreeMap<Addr, Vec<(Addr, u64)>> {
+    let mut by_source: BTreeMap<Addr, Vec<(Addr, u64)>> = BTreeMap::new();
     for (&(src, dst), &n) in &counts.dynamic {
         by_source.entry(src).or_default().push((dst, n));
     }
-    for (pc, &n) in counts.static_count.iter().enumerate() {
-        if n > 0 {
-            let dst = counts.static_target[pc];
-            let list = by_source.entry(pc as u16).or_default();
-            match list.iter_mut().find(|(d, _)| *d == dst) {
-                Some(entry) => entry.1 += n,
-                None => list.push((dst, n)),
-            }
+    for (pc, dst, n) in counts.static_transfers() {
+        let list = by_source.entry(pc).or_default();
+        match list.iter_mut().find(|(d, _)| *d == dst) {
+            Some(entry) => entry.1 += n,
+            None => list.push((dst, n)),
         }
     }
     for list in by_source.values_mut() {
@@ -46,33 +44,35 @@ fn transfers_by_source(counts: &FlowCounts) -> BTreeMap<u16, Vec<(u16, u64)>> {
     by_source
 }
 
-fn next_address(counts: &FlowCounts, pc: u16) -> u16 {
-    pc.wrapping_add(counts.length(pc) as u16)
+/// The code address after the instruction at `pc` (see `emu::code_addr`).
+fn next_address(counts: &FlowCounts, pc: Addr) -> Addr {
+    code_addr::advance(pc, counts.length(pc) as u16)
 }
 
-/// Builds the exact CFG from `counts`.
+/// Builds the exact CFG from `counts`. Its addresses are code addresses
+/// (`emu::code_addr`): on a banked board two banks at one CPU address are
+/// two places.
 pub fn build(counts: &FlowCounts) -> Cfg {
     let transfers = transfers_by_source(counts);
-    let executed = |pc: u16| counts.executed[pc as usize] > 0;
+    let executed_list: Vec<Addr> = counts.executed_addresses().map(|(pc, _)| pc).collect();
+    let executed = |pc: Addr| counts.executed(pc) > 0;
 
-    let mut leaders: BTreeSet<u16> = BTreeSet::new();
+    let mut leaders: BTreeSet<Addr> = BTreeSet::new();
     // Executed straight-line instructions leading into each address
     // (saturating at 2: only "none", "one" and "a join" matter).
-    let mut sequential_predecessors = vec![0u8; 0x10000];
-    for pc in 0..=0xFFFFu16 {
-        if !executed(pc) {
-            continue;
-        }
-        let flow = counts.flow(pc);
-        match flow {
+    let mut sequential_predecessors: HashMap<Addr, u8> = HashMap::new();
+    for &pc in &executed_list {
+        match counts.flow(pc) {
             Flow::None => {
-                let next = next_address(counts, pc) as usize;
-                sequential_predecessors[next] = sequential_predecessors[next].saturating_add(1);
+                let n = sequential_predecessors
+                    .entry(next_address(counts, pc))
+                    .or_insert(0);
+                *n = n.saturating_add(1);
             }
             Flow::Branch => {
                 let fall_through = next_address(counts, pc);
                 leaders.insert(fall_through);
-                sequential_predecessors[fall_through as usize] = 1;
+                sequential_predecessors.insert(fall_through, 1);
             }
             _ => {}
         }
@@ -86,8 +86,8 @@ pub fn build(counts: &FlowCounts) -> Cfg {
     // entered at two alignments, as a 6502 "skip" byte does, joining at
     // this instruction): a leader either way. Without the join rule two
     // blocks would share their tail and each be credited with its exit.
-    for pc in 0..=0xFFFFu16 {
-        if executed(pc) && sequential_predecessors[pc as usize] != 1 {
+    for &pc in &executed_list {
+        if sequential_predecessors.get(&pc).copied().unwrap_or(0) != 1 {
             leaders.insert(pc);
         }
     }
@@ -95,8 +95,8 @@ pub fn build(counts: &FlowCounts) -> Cfg {
 
     let mut cfg = Cfg::new();
     for &entry in &leaders {
-        let mut block = Block::new(entry as Addr, counts.length(entry));
-        block.count = counts.executed[entry as usize];
+        let mut block = Block::new(entry, counts.length(entry));
+        block.count = counts.executed(entry);
         let mut pc = entry;
         loop {
             if counts.flow(pc) != Flow::None {
@@ -111,42 +111,42 @@ pub fn build(counts: &FlowCounts) -> Cfg {
                 break;
             }
             pc = next;
-            block.instrs.push(pc as Addr);
+            block.instrs.push(pc);
         }
-        block.end = next_address(counts, pc) as Addr;
+        block.end = next_address(counts, pc);
         let last = pc;
         cfg.insert_block(block);
 
-        let src = entry as Addr;
+        let src = entry;
         let flow = counts.flow(last);
         let out = transfers.get(&last).map(Vec::as_slice).unwrap_or(&[]);
         match flow {
             Flow::None => {
                 let next = next_address(counts, last);
                 if executed(next) {
-                    cfg.add_edge(src, next as Addr, counts.executed[last as usize]);
+                    cfg.add_edge(src, next, counts.executed(last));
                 }
             }
             Flow::Branch => {
                 let taken: u64 = out.iter().map(|&(_, n)| n).sum();
                 for &(dst, n) in out {
-                    cfg.add_edge(src, dst as Addr, n);
+                    cfg.add_edge(src, dst, n);
                 }
-                let not_taken = counts.executed[last as usize].saturating_sub(taken);
+                let not_taken = counts.executed(last).saturating_sub(taken);
                 if not_taken > 0 {
-                    cfg.add_edge(src, next_address(counts, last) as Addr, not_taken);
+                    cfg.add_edge(src, next_address(counts, last), not_taken);
                 }
             }
             Flow::Jump | Flow::Call | Flow::Return | Flow::Break | Flow::ReturnInterrupt => {
                 for &(dst, n) in out {
-                    cfg.add_edge(src, dst as Addr, n);
+                    cfg.add_edge(src, dst, n);
                 }
             }
             Flow::Jam => {}
         }
     }
     for (&handler, &n) in &counts.interrupts {
-        cfg.add_interrupts(handler as Addr, n);
+        cfg.add_interrupts(handler, n);
     }
     cfg
 }
@@ -156,7 +156,7 @@ mod tests {
     use super::*;
 
     /// Feeds a hand-written instruction trace: (pc, opcode, next_pc).
-    fn record(trace: &[(u16, u8, u16)]) -> FlowCounts {
+    fn record(trace: &[(u32, u8, u32)]) -> FlowCounts {
         let mut counts = FlowCounts::new();
         for &(pc, opcode, next) in trace {
             counts.instruction(pc, opcode, next, 0xFD);

@@ -41,8 +41,20 @@ impl Op {
         }
     }
 
+    /// Its code address, given its block's [`Block::code_high`].
+    #[inline(always)]
+    pub fn code(&self, code_high: u32) -> u32 {
+        code_high | self.pc as u32
+    }
+
     pub fn opcode(&self) -> u8 {
         self.bytes[0]
+    }
+
+    /// For a conditional branch, the CPU address it goes to when taken.
+    #[inline]
+    pub fn branch_target(&self) -> Option<u16> {
+        (self.flow() == Flow::Branch).then(|| crate::disasm::branch_target(self.pc, self.bytes[1]))
     }
 
     pub fn flow(&self) -> Flow {
@@ -53,6 +65,10 @@ impl Op {
 #[derive(Debug, Clone)]
 pub struct Block {
     pub key: CodeKey,
+    /// The high bits of its ops' code addresses (`crate::code_addr`): a
+    /// block never spans two 8 KiB windows, and is found again only where
+    /// the same PRG bytes sit at the same CPU address.
+    pub code_high: u32,
     pub ops: Vec<Op>,
     /// Cleared when self-modifying code overwrote its bytes.
     pub valid: bool,

@@ -6,7 +6,6 @@
 use super::block::Op;
 use super::{Exit, Translator};
 use crate::bus::Bus;
-use crate::cpu::opcodes::OPCODES;
 use crate::cpu::{CodeSource, Cpu};
 use crate::probes::Probes;
 
@@ -82,35 +81,40 @@ impl Translator {
             executed = Self::run_ops(&block.ops, cpu, bus, *look_at);
         }
         if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
-            if let Some(sampler) = probes.sampler.as_mut() {
-                // The sampler's turn (cold): a batch may start or be going on.
-                executed += Self::run_ops_sampler_turn(
-                    &block.ops[executed..],
-                    cpu,
-                    bus,
-                    stop_at_cycle,
-                    sampler,
-                    look_at,
-                );
-            }
+            // The sampler's turn (cold): a batch may start or be going on.
+            executed += Self::run_ops_sampler_turn(
+                &block.ops[executed..],
+                block.code_high,
+                cpu,
+                bus,
+                stop_at_cycle,
+                probes,
+                look_at,
+            );
         }
         if let Some(c) = probes.flow.as_deref_mut() {
+            let high = block.code_high;
+            // Under the banks mapped now: the last op may have switched them.
+            let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
             if executed == n {
                 // The last op is the block's control transfer: counted as it
                 // retires; the rest are counted per run in bulk.
                 let last = &block.ops[n - 1];
-                c.instruction(last.pc, last.bytes[0], cpu.pc, cpu.s);
+                c.instruction(last.code(high), last.bytes[0], next, cpu.s);
                 if block.pending_body_runs == 0 {
                     self.dirty.push(id);
                 }
                 block.pending_body_runs += 1;
             } else {
-                // A partial run: the ops that retired are all straight-line.
-                for done in &block.ops[..executed] {
-                    let next = done
-                        .pc
-                        .wrapping_add(OPCODES[done.bytes[0] as usize].byte_len() as u16);
-                    c.instruction(done.pc, done.bytes[0], next, cpu.s);
+                // A partial run: the ops that retired are all straight-line,
+                // each followed by the next op in the block, the last by
+                // `next`.
+                for (i, done) in block.ops[..executed].iter().enumerate() {
+                    let after = match block.ops.get(i + 1) {
+                        Some(op) if i + 1 < executed => op.code(high),
+                        _ => next,
+                    };
+                    c.instruction(done.code(high), done.bytes[0], after, cpu.s);
                 }
             }
         }

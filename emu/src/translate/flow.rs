@@ -12,7 +12,8 @@ impl Translator {
         if block.pending_body_runs > 0 {
             let body = &block.ops[..block.ops.len() - 1];
             counts.add_body_executions(
-                body.iter().map(|op| (op.pc, op.opcode())),
+                body.iter()
+                    .map(|op| (op.code(block.code_high), op.opcode())),
                 block.pending_body_runs,
             );
             block.pending_body_runs = 0;

@@ -65,7 +65,13 @@ impl Translator {
         let block = &mut self.blocks[id as usize];
         if let Some(c) = probes.flow.as_deref_mut() {
             let last = block.ops[len - 1];
-            c.instruction_repeated(last.pc, last.bytes[0], block.ops[0].pc, iterations);
+            let high = block.code_high;
+            c.instruction_repeated(
+                last.code(high),
+                last.bytes[0],
+                block.ops[0].code(high),
+                iterations,
+            );
             if block.pending_body_runs == 0 {
                 self.dirty.push(id);
             }

@@ -6,6 +6,7 @@ use super::block::{Block, IdleTiming, Op};
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
+use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 
 impl Translator {
@@ -20,12 +21,21 @@ impl Translator {
     #[inline(never)]
     pub(super) fn run_ops_sampler_turn(
         ops: &[Op],
+        code_high: u32,
         cpu: &mut Cpu,
         bus: &mut Bus,
         stop_at_cycle: u64,
-        sampler: &mut SampleCapture,
+        probes: &mut Probes,
         look_at: &mut u64,
     ) -> usize {
+        let Probes {
+            sampler: Some(sampler),
+            code_map,
+            ..
+        } = probes
+        else {
+            return 0;
+        };
         let mut executed = 0;
         loop {
             if sampler.collecting() || sampler.sample_next(bus.cycles) {
@@ -34,10 +44,17 @@ impl Translator {
                         let cycle = bus.cycles;
                         Self::execute(op, cpu, bus);
                         executed += 1;
+                        // Under the banks mapped now: the op may have
+                        // switched them.
+                        let next_pc = code_map.key(&bus.cart.banks, cpu.pc);
                         records.push(Retired {
-                            pc: op.pc,
+                            pc: op.code(code_high),
                             opcode: Some(op.bytes[0]),
-                            next_pc: cpu.pc,
+                            next_pc,
+                            target: match op.branch_target() {
+                                Some(t) => code_map.key(&bus.cart.banks, t),
+                                None => next_pc,
+                            },
                             cycle,
                         });
                         if Self::must_stop(cpu, bus, stop_at_cycle) {
@@ -104,11 +121,18 @@ impl Translator {
                     let iteration = &recent[recent.len() - len..];
                     let iterations = s.batch_len().div_ceil(len) + 1;
                     let ops = &block.ops;
+                    let high = block.code_high;
                     let records = (0..iterations * len)
                         .map(|j| Retired {
-                            pc: ops[j % len].pc,
+                            pc: ops[j % len].code(high),
                             opcode: Some(ops[j % len].bytes[0]),
-                            next_pc: ops[(j + 1) % len].pc,
+                            next_pc: ops[(j + 1) % len].code(high),
+                            // An idle loop's one branch, if any, is its
+                            // last op, back to its entry.
+                            target: match ops[j % len].branch_target() {
+                                Some(_) => ops[0].code(high),
+                                None => ops[(j + 1) % len].code(high),
+                            },
                             cycle: (j / len) as u64 * per + iteration[j % len].cycle - start,
                         })
                         .collect();

@@ -5,6 +5,7 @@
 use super::block::{Block, Link, Op, MAX_BLOCK_OPS};
 use super::Translator;
 use crate::bus::Bus;
+use crate::code_addr::code_address;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, OPCODES};
 
@@ -82,8 +83,10 @@ impl Translator {
                 }
             }
         }
+        let code_high = code_address(bus.cart.prg_rom.len(), &bus.cart.banks, pc) & !0xFFFF;
         let block = Block {
             key,
+            code_high,
             idle_loop: Block::is_idle_loop(&ops),
             idle_timing: None,
             ops,

@@ -81,10 +81,14 @@ impl Axis {
     }
 
     /// The row of `addr` (fractional). RAM mirrors fold onto $0000–$07FF;
-    /// addresses in no band (I/O, expansion) clamp to the nearest band edge.
+    /// a banked code address (`emu::code_addr`) sits at its CPU address, so
+    /// banks switched into one window share its rows; addresses in no band
+    /// (I/O, expansion) clamp to the nearest band edge.
     pub fn y_of(&self, addr: f64) -> f32 {
         let addr = if addr < 0x2000 as f64 {
             addr % 0x800 as f64
+        } else if addr >= 0x10000 as f64 {
+            addr % 0x10000 as f64
         } else {
             addr
         };
@@ -133,6 +137,8 @@ mod tests {
         assert_eq!(b.y_of(0x0900 as f64), b.y_of(0x0100 as f64));
         assert!(b.y_of(0x8000 as f64) > 64.0);
         assert!(b.y_of(0xFFFF as f64) < 512.0);
+        // A banked code address sits at its CPU address.
+        assert_eq!(b.y_of(0x3C_C123 as f64), b.y_of(0xC123 as f64));
         assert!(b.y_of(0x7FF as f64) < b.y_of(0x8000 as f64));
     }
 }

@@ -181,15 +181,13 @@ mod tests {
     #[test]
     fn copies_into_a_reused_buffer_exactly() {
         let mut counts = FlowCounts::new();
-        counts.executed[0x8000] = 7;
-        counts.opcode[0x8000] = 0x4C;
-        counts.static_target[0x8000] = 0x8000;
-        counts.static_count[0x8000] = 6;
-        counts.dynamic.insert((0x8010, 0x9000), 3);
-        counts.interrupts.insert(0xC000, 2);
-        counts.instructions = 9;
+        // JMP $8000, 6 times; one banked address; an interrupt entry.
+        counts.instruction_repeated(0x8000, 0x4C, 0x8000, 6);
+        counts.instruction(0x1C_8010, 0xEA, 0x1C_8011, 0xFD);
+        counts.hardware_interrupt(0xC000, 0xFA);
         let mut buffer = FlowCounts::new();
-        buffer.executed[0x1234] = 99;
+        // Pages the copy has and the original has not are dropped.
+        buffer.instruction(0x1234, 0xEA, 0x1235, 0xFD);
         buffer.dynamic.insert((1, 2), 5);
         buffer.copy_from(&counts);
         assert_eq!(format!("{buffer:?}"), format!("{counts:?}"));
