@@ -16,6 +16,7 @@ pub mod audio;
 pub mod cli;
 pub mod emit;
 pub mod error;
+pub mod fuzz;
 pub mod lockstep;
 pub mod open;
 pub mod options;

@@ -1,4 +1,4 @@
-//! Mapper test suites (issue 3). The two MMC3 revisions' tests exclude each
+//! Mapper test suites (issues 3 and 22). The two MMC3 revisions' tests exclude each
 //! other; we emulate the newer (Sharp MMC3B/C) IRQ behaviour most games need.
 
 mod common;
@@ -38,4 +38,37 @@ fn mmc3_irq_tests() {
             pass(format!("{dir}/6.MMC3_rev_B.nes")),
         ],
     );
+}
+
+/// Holy Mapperel on every board it was built for: the detected mapper and
+/// PRG size must be the file name's, every memory `OK`, and the detailed
+/// result `0000` (read from the screen: `testrom::holy_mapperel`).
+#[test]
+fn holy_mapperel() {
+    let dir = "mappers/holy_mapperel";
+    let names = [
+        "M0_P32K_C8K_V",
+        "M0_P32K_CR8K_V",
+        "M1_P128K",
+        "M1_P128K_C128K",
+        "M1_P128K_C128K_W8K",
+        "M1_P128K_C32K",
+        "M1_P128K_C32K_S8K",
+        "M1_P128K_CR8K",
+        "M1_P512K_S8K",
+        "M2_P128K_CR8K_V",
+        "M2_P128K_V",
+        "M3_P32K_C32K_H",
+        "M4_P128K",
+        "M4_P128K_CR32K",
+        "M4_P128K_CR8K",
+        "M4_P256K_C256K",
+        "M7_P128K",
+        "M7_P128K_CR8K",
+    ];
+    let cases: Vec<_> = names
+        .iter()
+        .map(|n| pass(format!("{dir}/{n}.nes")))
+        .collect();
+    run_suite("holy_mapperel", &cases);
 }

@@ -2,6 +2,7 @@
 //! of a few "result protocols" (see `../shared/roms/README.md`); the manifest
 //! says which one a ROM uses.
 
+mod holy_mapperel;
 mod manifest;
 mod nrom;
 mod protocols;

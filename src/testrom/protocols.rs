@@ -5,7 +5,7 @@ use std::path::Path;
 use emu::movie::Replay;
 use emu::{EmuError, Nes};
 
-use super::{screen_text, Protocol, TestOptions, Verdict};
+use super::{holy_mapperel, screen_text, Protocol, TestOptions, Verdict};
 
 /// Frames to hold before pressing reset when a test asks for it ($81): the
 /// protocol wants at least 100 ms.
@@ -333,6 +333,16 @@ fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames)
             continue;
         }
         let text = joined_screen(nes);
+        if holy_mapperel::is_holy_mapperel(rom) {
+            if let Some((passed, message)) = holy_mapperel::verdict(rom, nes) {
+                return Verdict {
+                    passed,
+                    message,
+                    frames: frame,
+                };
+            }
+            continue;
+        }
         if let Some(passed) = crc_verdict(rom, nes) {
             return Verdict {
                 passed,

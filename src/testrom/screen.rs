@@ -9,19 +9,24 @@ const ROWS: u16 = 30;
 /// The visible nametable as lines of text, trailing blanks trimmed, empty
 /// lines dropped.
 pub fn screen_text(nes: &Nes) -> Vec<String> {
+    screen_text_with(nes, |tile| {
+        if (0x20..0x7F).contains(&tile) {
+            tile as char
+        } else {
+            ' '
+        }
+    })
+}
+
+/// [`screen_text`] with the ROM's own mapping from tile numbers to
+/// characters.
+pub fn screen_text_with(nes: &Nes, char_of: impl Fn(u8) -> char) -> Vec<String> {
     let ppu = nes.ppu();
     let base = ppu.base_nametable();
     (0..ROWS)
         .map(|row| {
             (0..COLUMNS)
-                .map(|col| {
-                    let tile = ppu.peek_vram(base + row * COLUMNS + col, nes.cartridge());
-                    if (0x20..0x7F).contains(&tile) {
-                        tile as char
-                    } else {
-                        ' '
-                    }
-                })
+                .map(|col| char_of(ppu.peek_vram(base + row * COLUMNS + col, nes.cartridge())))
                 .collect::<String>()
                 .trim_end()
                 .to_string()

@@ -119,6 +119,14 @@ impl Translator {
         let key = Self::key_for(bus, pc)?;
         let slot = *self.index_slot(key);
         if slot != 0 {
+            // One code location can sit at two CPU addresses (RAM mirrors,
+            // NROM-128's two copies, a PRG page mapped in two windows); the
+            // block's ops carry the address it was decoded at, and the
+            // index holds one block per location. The other address runs
+            // on the interpreter.
+            if self.blocks[(slot - 1) as usize].ops[0].pc != pc {
+                return None;
+            }
             return Some(slot - 1);
         }
         if let CodeKey::Ram(a) = key {

@@ -64,6 +64,14 @@ impl Translator {
                 0,
             ];
             let info = &OPCODES[bytes[0] as usize];
+            // JSR fetches its operand's high byte after pushing the return
+            // address: when that byte is in the stack page the pushes can
+            // rewrite it, which a pre-decoded copy would miss. Such a JSR
+            // is left to the interpreter.
+            let high_operand = at.wrapping_add(2);
+            if info.flow == Flow::Call && high_operand < 0x2000 && high_operand & 0x700 == 0x100 {
+                break;
+            }
             ops.push(Op::new(at, bytes));
             if info.flow != Flow::None || ops.len() == MAX_BLOCK_OPS {
                 break;
