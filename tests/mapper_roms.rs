@@ -1,12 +1,11 @@
-//! Mapper test suites (issues 3 and 22). The two MMC3 revisions' tests exclude each
-//! other; we emulate the newer (Sharp MMC3B/C) IRQ behaviour most games need.
+//! Mapper test suites (issues 3 and 22). The two MMC3 revisions' tests
+//! exclude each other: the runner runs the revision-A ones as NES 2.0
+//! submapper 4 (the NEC MMC3A), the rest as the Sharp MMC3B/C most games
+//! need.
 
 mod common;
 
-use common::{known_fail, pass, run_suite};
-
-const OLD_MMC3: &str =
-    "tests the older NEC MMC3 revision's IRQ behaviour; we emulate the newer one";
+use common::{pass, run_suite};
 
 #[test]
 fn mmc3_test_2() {
@@ -19,7 +18,7 @@ fn mmc3_test_2() {
             pass(format!("{dir}/3-A12_clocking.nes")),
             pass(format!("{dir}/4-scanline_timing.nes")),
             pass(format!("{dir}/5-MMC3.nes")),
-            known_fail(format!("{dir}/6-MMC3_alt.nes"), OLD_MMC3),
+            pass(format!("{dir}/6-MMC3_alt.nes")),
         ],
     );
 }
@@ -34,7 +33,7 @@ fn mmc3_irq_tests() {
             pass(format!("{dir}/2.Details.nes")),
             pass(format!("{dir}/3.A12_clocking.nes")),
             pass(format!("{dir}/4.Scanline_timing.nes")),
-            known_fail(format!("{dir}/5.MMC3_rev_A.nes"), OLD_MMC3),
+            pass(format!("{dir}/5.MMC3_rev_A.nes")),
             pass(format!("{dir}/6.MMC3_rev_B.nes")),
         ],
     );

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use emu::movie::Replay;
-use emu::{EmuError, Nes};
+use emu::rom::RomImage;
+use emu::{Cartridge, EmuError, Nes};
 
 use super::{holy_mapperel, screen_text, Protocol, TestOptions, Verdict};
 
@@ -29,6 +30,7 @@ pub fn run_test(
     };
     let mut nes = match &replay {
         Some(r) => r.power_on().map_err(|p| EmuError::bad_rom(rom, p))?,
+        None if tests_mmc3_revision_a(rom) => load_as_mmc3_revision_a(rom)?,
         None => Nes::load(rom)?,
     };
     nes.set_buttons(0, options.buttons);
@@ -47,6 +49,28 @@ pub fn run_test(
             frames: 0,
         },
     })
+}
+
+/// Test ROMs written for the NEC MMC3A's IRQ behaviour (their suites'
+/// readmes: "MMC3 revision A", "alternate" revision), iNES 1 files that
+/// cannot say so: they run as NES 2.0 submapper 4 would.
+const MMC3_REVISION_A_ROMS: &[&str] = &["5.MMC3_rev_A.nes", "6-MMC3_alt.nes"];
+
+fn tests_mmc3_revision_a(rom: &Path) -> bool {
+    rom.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| MMC3_REVISION_A_ROMS.contains(&n))
+}
+
+fn load_as_mmc3_revision_a(rom: &Path) -> Result<Nes, EmuError> {
+    let bytes = std::fs::read(rom).map_err(|source| EmuError::Io {
+        path: rom.to_path_buf(),
+        source,
+    })?;
+    let mut image = RomImage::parse(&bytes).map_err(|p| EmuError::bad_rom(rom, p))?;
+    image.header.submapper = 4;
+    let cart = Cartridge::from_image(image).map_err(|p| EmuError::bad_rom(rom, p))?;
+    Ok(Nes::new(cart))
 }
 
 /// Runs frames, feeding a movie's input lines first when the test has one.

@@ -5,9 +5,12 @@
 //! A12 edges are filtered as on the chip: a rise counts only after A12 has
 //! been low for a while (the MMC3 needs several M2 falling edges), so the
 //! eight sprite fetches of a line, with their short low gaps, clock it once.
-//! The IRQ follows the newer (Sharp MMC3B/C) behaviour: it fires whenever
-//! the counter is 0 after a clock, including a reload to 0; the older NEC
-//! revision's test (`6-MMC3_alt`, `5.MMC3_rev_A`) is expected to fail.
+//! The IRQ follows the newer (Sharp MMC3B/C) behaviour by default: it fires
+//! whenever the counter is 0 after a clock, including a natural reload to 0.
+//! The older revision A (NEC), NES 2.0 submapper 4, fires only when the
+//! counter becomes 0 from a nonzero value or from a reload that a $C001
+//! write requested: a latch of 0 then gives one IRQ, not one per line
+//! (NESdev wiki "MMC3", "IRQ Specifics").
 
 use super::banks::Banks;
 use super::board::{BoardSizes, Mapper};
@@ -17,8 +20,30 @@ use crate::rom::Mirroring;
 /// CPU cycles).
 const A12_LOW_DOTS: u64 = 10;
 
+/// Which chip's IRQ behaviour (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revision {
+    /// Sharp MMC3B/MMC3C, what most games were made on.
+    Sharp,
+    /// NEC MMC3A.
+    A,
+}
+
+impl Revision {
+    /// The revision a NES 2.0 submapper names (4: MMC3A; the rest behave
+    /// as the later chips).
+    pub fn of_submapper(submapper: u8) -> Revision {
+        if submapper == 4 {
+            Revision::A
+        } else {
+            Revision::Sharp
+        }
+    }
+}
+
 pub struct Txrom {
     sizes: BoardSizes,
+    revision: Revision,
     four_screen: bool,
     bank_select: u8,
     registers: [u8; 8],
@@ -32,9 +57,10 @@ pub struct Txrom {
 }
 
 impl Txrom {
-    pub fn new(sizes: BoardSizes, mirroring: Mirroring) -> Txrom {
+    pub fn new(sizes: BoardSizes, mirroring: Mirroring, revision: Revision) -> Txrom {
         Txrom {
             sizes,
+            revision,
             four_screen: mirroring == Mirroring::FourScreen,
             bank_select: 0,
             registers: [0, 2, 4, 5, 6, 7, 0, 1],
@@ -77,13 +103,18 @@ impl Txrom {
     }
 
     fn clock_counter(&mut self) {
+        let (before, requested) = (self.irq_counter, self.irq_reload);
         if self.irq_counter == 0 || self.irq_reload {
             self.irq_counter = self.irq_latch;
             self.irq_reload = false;
         } else {
             self.irq_counter -= 1;
         }
-        if self.irq_counter == 0 && self.irq_enabled {
+        let fires = match self.revision {
+            Revision::Sharp => self.irq_counter == 0,
+            Revision::A => self.irq_counter == 0 && (before != 0 || requested),
+        };
+        if fires && self.irq_enabled {
             self.irq_pending = true;
         }
     }
@@ -168,5 +199,50 @@ impl Mapper for Txrom {
         } else {
             (self.irq_counter as u32 - 1) * (A12_LOW_DOTS as u32 + 1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(revision: Revision) -> (Txrom, Banks) {
+        let sizes = BoardSizes {
+            prg_rom: 0x20000,
+            chr: 0x20000,
+            prg_ram: 0x2000,
+        };
+        let mut t = Txrom::new(sizes, Mirroring::Vertical, revision);
+        let mut banks = Banks::new();
+        t.power_on(&mut banks);
+        (t, banks)
+    }
+
+    /// IRQs over `clocks` counter clocks with a latch of 0, after a $C001
+    /// reload request, acknowledging each.
+    fn irqs_with_latch_0(revision: Revision, clocks: usize) -> usize {
+        let (mut t, mut banks) = board(revision);
+        t.cpu_write(0xC000, 0, &mut banks, 0); // latch 0
+        t.cpu_write(0xC001, 0, &mut banks, 0); // reload
+        t.cpu_write(0xE001, 0, &mut banks, 0); // enable
+        let mut irqs = 0;
+        for _ in 0..clocks {
+            t.clock_counter();
+            if t.irq() {
+                irqs += 1;
+                t.cpu_write(0xE000, 0, &mut banks, 0); // acknowledge
+                t.cpu_write(0xE001, 0, &mut banks, 0);
+            }
+        }
+        irqs
+    }
+
+    /// A latch of 0: the Sharp chips fire on every clock, the MMC3A once.
+    #[test]
+    fn revisions_differ_on_a_latch_of_zero() {
+        assert_eq!(irqs_with_latch_0(Revision::Sharp, 5), 5);
+        assert_eq!(irqs_with_latch_0(Revision::A, 5), 1);
+        assert_eq!(Revision::of_submapper(4), Revision::A);
+        assert_eq!(Revision::of_submapper(0), Revision::Sharp);
     }
 }

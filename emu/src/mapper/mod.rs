@@ -53,7 +53,11 @@ pub fn create(rom: &RomImage, sizes: BoardSizes) -> Result<Box<dyn Mapper>, RomP
         1 => Box::new(m001_sxrom::Sxrom::new(sizes)),
         2 => Box::new(m002_uxrom::Uxrom::new(sizes, submapper)),
         3 => Box::new(m003_cnrom::Cnrom::new(sizes, submapper)),
-        4 => Box::new(m004_txrom::Txrom::new(sizes, rom.header.mirroring)),
+        4 => Box::new(m004_txrom::Txrom::new(
+            sizes,
+            rom.header.mirroring,
+            m004_txrom::Revision::of_submapper(submapper),
+        )),
         7 => Box::new(m007_axrom::Axrom::new(sizes, submapper)),
         _ => {
             return Err(RomProblem::UnsupportedMapper {
