@@ -6,22 +6,31 @@ use crate::bus::Bus;
 
 impl Cpu {
     /// Conditional branch: 2 cycles, +1 if taken, +1 more if the target is on
-    /// another page. A taken branch that stays on its page does not poll
-    /// interrupts on its last cycle, so an IRQ that became pending there waits
-    /// one more instruction.
+    /// another page. It polls interrupts before cycle 2 and, crossing a page,
+    /// before cycle 4, but not before cycle 3: a taken branch that stays on
+    /// its page decides on the poll before cycle 2, and an IRQ that rises
+    /// later waits one more instruction. An IRQ seen by the poll before
+    /// cycle 2 is taken even if its line drops before the poll before cycle 4
+    /// (AccuracyCoin "Interrupt flag latency", codes 9, A and E).
     #[inline(always)]
     pub(super) fn branch<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, taken: bool) {
         let offset = src.fetch(self, bus) as i8;
         if !taken {
             return;
         }
-        let skip_irq = self.run_irq && !self.prev_run_irq;
+        // The poll at the end of cycle 1 (before cycle 2).
+        let first_poll = self.prev_run_irq;
         src.read_pc(self, bus);
         let target = self.pc.wrapping_add(offset as u16);
         if (target ^ self.pc) & 0xFF00 != 0 {
             self.read(bus, (self.pc & 0xFF00) | (target & 0x00FF));
-        } else if skip_irq {
-            self.prev_run_irq = false;
+            // An IRQ seen by the first poll stays seen.
+            if first_poll && !self.prev_run_irq {
+                self.prev_run_irq = true;
+                self.unsettle_poll();
+            }
+        } else if self.prev_run_irq != first_poll {
+            self.prev_run_irq = first_poll;
             self.unsettle_poll();
         }
         self.pc = target;
