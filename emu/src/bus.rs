@@ -19,6 +19,13 @@ pub struct Bus {
     pub apu: Apu,
     pub cart: Cartridge,
     pub controllers: [Controller; 2],
+    /// The strobe bit of a $4016 write the controllers have not seen yet:
+    /// the OUT0 pin follows the written latch once every two CPU cycles, at
+    /// the APU clock's edge (what AccuracyCoin calls the "get" to "put"
+    /// transition: here, the start of the cycles [`Bus::is_get_cycle`]
+    /// calls get; the other parity fails its "Controller Strobing" test), so
+    /// a strobe written and cleared between two edges never reaches them.
+    strobe_latch: Option<bool>,
     pub dma: Dma,
     /// Last value driven on the CPU data bus.
     pub open_bus: u8,
@@ -56,6 +63,7 @@ impl Bus {
             apu: Apu::new(),
             cart,
             controllers: [Controller::default(), Controller::default()],
+            strobe_latch: None,
             dma: Dma::default(),
             open_bus: 0,
             cycles: 0,
@@ -178,6 +186,9 @@ impl Bus {
     #[inline(always)]
     fn begin_cycle(&mut self) {
         self.cycles += 1;
+        if self.strobe_latch.is_some() && self.is_get_cycle() {
+            self.update_strobe_pin();
+        }
         self.ppu_debt += 2;
         if self.apu.tick(&mut self.dma) {
             self.refresh_lines();
@@ -238,8 +249,9 @@ impl Bus {
     }
 
     /// Counts `cycles` read cycles of known code bytes in one step, if
-    /// nothing would happen during them: no DMA pending, no APU event and no
-    /// PPU catch-up due. Returns false (doing nothing) otherwise. The caller
+    /// nothing would happen during them: no DMA pending, no APU event, no
+    /// PPU catch-up due and no strobe on its way to the controllers. Returns
+    /// false (doing nothing) otherwise. The caller
     /// also guarantees the CPU's interrupt poll is settled, so the skipped
     /// cycles are exactly `cycles` calls of [`Bus::read_known`] with no effect
     /// but counting; `last` is the final byte, left on the data bus.
@@ -250,6 +262,7 @@ impl Bus {
         if self.ppu_debt + 3 * cycles >= self.ppu_deadline
             || self.dma.pending()
             || !self.apu.quiet_for(cycles as u64)
+            || self.strobe_latch.is_some()
         {
             return false;
         }
@@ -259,11 +272,12 @@ impl Bus {
     }
 
     /// How many cycles from now nothing can happen on its own: no DMA
-    /// pending, no APU event, no PPU catch-up due (the cycles
+    /// pending, no APU event, no PPU catch-up due, no strobe on its way to
+    /// the controllers (the cycles
     /// [`Bus::skip_idle_cycles`] may count at once).
     #[inline]
     pub fn idle_cycles_available(&self) -> u64 {
-        if self.dma.pending() || self.ppu_deadline <= self.ppu_debt {
+        if self.dma.pending() || self.ppu_deadline <= self.ppu_debt || self.strobe_latch.is_some() {
             return 0;
         }
         let ppu = ((self.ppu_deadline - self.ppu_debt - 1) / 3) as u64;
@@ -354,15 +368,20 @@ impl Bus {
     fn write_io(&mut self, addr: u16, value: u8) {
         match addr {
             0x4014 => self.dma.start_oam(value),
-            0x4016 => {
-                let strobe = value & 1 != 0;
-                self.controllers[0].write_strobe(strobe);
-                self.controllers[1].write_strobe(strobe);
-            }
+            0x4016 => self.strobe_latch = Some(value & 1 != 0),
             _ => {
                 self.apu.write_register(addr, value, self.cycles);
                 self.refresh_lines();
             }
+        }
+    }
+
+    /// A put cycle begins: the controllers see the latched strobe bit.
+    #[cold]
+    fn update_strobe_pin(&mut self) {
+        if let Some(strobe) = self.strobe_latch.take() {
+            self.controllers[0].write_strobe(strobe);
+            self.controllers[1].write_strobe(strobe);
         }
     }
 
@@ -416,5 +435,55 @@ impl Bus {
             0x2000..=0x401F => self.open_bus,
             _ => self.cart.peek(addr).unwrap_or(self.open_bus),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nrom_bus() -> Bus {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        Bus::new(Cartridge::from_bytes(&image).expect("valid NROM image"))
+    }
+
+    /// Bit 0 of the next eight $4016 reads after strobing 1 then 0 on two
+    /// consecutive cycles, the first one even (`first_even`) or odd.
+    fn reads_after_quick_strobe(first_even: bool) -> Vec<u8> {
+        let mut bus = nrom_bus();
+        bus.controllers[0].set_buttons(0b0000_0001); // A held
+                                                     // Shift the register out so that a reload would show.
+        bus.write(0x4016, 1);
+        bus.write(0x4016, 0);
+        for _ in 0..10 {
+            bus.read(0x4016);
+        }
+        bus.read(0);
+        bus.read(0);
+        // The write's cycle is the next one: make its parity as asked.
+        if (bus.cycles + 1).is_multiple_of(2) != first_even {
+            bus.read(0);
+        }
+        bus.write(0x4016, 1);
+        bus.write(0x4016, 0);
+        (0..8).map(|_| bus.read(0x4016) & 1).collect()
+    }
+
+    /// The controllers see the $4016 latch only at the APU clock edge (the
+    /// start of an even cycle): a 1 written on an even cycle and cleared on
+    /// the next never strobes them, one written on an odd cycle does
+    /// (AccuracyCoin "Controller Strobing", codes 3 and 4).
+    #[test]
+    fn a_strobe_between_two_edges_is_not_seen() {
+        assert_eq!(reads_after_quick_strobe(true), vec![1; 8], "not reloaded");
+        // Reloaded: the first read, on the odd cycle after the 0 was
+        // written, still sees the strobe high and returns A without
+        // shifting.
+        assert_eq!(
+            reads_after_quick_strobe(false),
+            vec![1, 1, 0, 0, 0, 0, 0, 0],
+            "reloaded"
+        );
     }
 }

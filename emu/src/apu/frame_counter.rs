@@ -4,7 +4,8 @@
 //! frame IRQ.
 //!
 //! Timings are CPU cycles after the sequencer restarts. In 4-step mode the IRQ
-//! flag is asserted on the last three cycles of the sequence (29828-29830), so
+//! flag is asserted on the last three cycles of the sequence (29828-29830; with
+//! IRQs inhibited, on the first two only, without raising the IRQ line), so
 //! a $4015 read that clears it on the first of them sees it set again. A $4017
 //! write takes effect 3 or 4 CPU cycles later depending on which half of the
 //! APU cycle it lands in (the "jitter" tests), and in 5-step mode immediately
@@ -104,6 +105,12 @@ impl FrameCounter {
         }
     }
 
+    /// Whether the frame counter drives the IRQ line: its flag, unless
+    /// inhibited.
+    pub fn irq_output(&self) -> bool {
+        self.irq_flag && !self.irq_inhibit
+    }
+
     /// Next cycle on which [`FrameCounter::run`] has something to do.
     pub fn next_event(&self) -> u64 {
         let step = self.origin + self.steps()[self.step];
@@ -117,8 +124,12 @@ impl FrameCounter {
     pub fn run(&mut self, cycle: u64) -> FrameClock {
         let mut clock = FrameClock::None;
         if cycle >= self.origin + self.steps()[self.step] {
-            if !self.five_step && self.step >= 3 && !self.irq_inhibit {
-                self.irq_flag = true;
+            if !self.five_step && self.step >= 3 {
+                // With IRQs inhibited the flag still rises on the first two
+                // of these cycles (a $4015 read sees it) and falls on the
+                // third, and the IRQ line stays low throughout
+                // (AccuracyCoin "Frame Counter IRQ" I-M, RP2A03G).
+                self.irq_flag = !(self.irq_inhibit && self.step == 5);
             }
             let kind = CLOCKS[self.step];
             if kind != FrameClock::None && cycle > self.blocked_until {

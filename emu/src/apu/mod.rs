@@ -88,6 +88,12 @@ pub struct Apu {
     dmc_load_at: u64,
     /// Cycle on which a stopped DMC withdraws its pending fetch.
     dmc_stop_at: u64,
+    /// Cycle on which a $4015 read's clearing of the frame IRQ flag lands:
+    /// at the next APU clock edge of one parity (AccuracyCoin "Frame Counter
+    /// IRQ" 6 and 7: cleared at its "put" to "get" transition, not yet at the
+    /// "get" to "put" one; the start of an odd cycle here, found as the
+    /// other parity fails code 7).
+    frame_irq_clear_at: u64,
     /// Audio synthesis, present while audio is enabled.
     synth: Option<Box<Synth>>,
     /// Cycle on which the current audio frame is closed.
@@ -127,6 +133,7 @@ impl Apu {
             commit_at: NEVER,
             dmc_load_at: NEVER,
             dmc_stop_at: NEVER,
+            frame_irq_clear_at: NEVER,
             synth: None,
             flush_at: NEVER,
         };
@@ -155,6 +162,7 @@ impl Apu {
         self.dmc.level &= 1;
         self.dmc_load_at = NEVER;
         self.dmc_stop_at = now + 1;
+        self.frame_irq_clear_at = NEVER;
         self.commit_at = NEVER;
         self.frame.reset(now + RESET_4017_DELAY);
         self.refresh();
@@ -198,7 +206,7 @@ impl Apu {
     /// frame-counter or DMC IRQ flags ends with this, so the CPU's per-cycle
     /// poll reads one bool instead of two flags in two units.
     fn refresh_irq_line(&mut self) {
-        self.irq_line = self.frame.irq_flag || self.dmc.irq_flag;
+        self.irq_line = self.frame.irq_output() || self.dmc.irq_flag;
     }
 
     /// Level of the APU's IRQ output (frame counter or DMC).
@@ -215,6 +223,7 @@ impl Apu {
             .min(self.dmc.timer.next)
             .min(self.dmc_load_at)
             .min(self.dmc_stop_at)
+            .min(self.frame_irq_clear_at)
             .min(self.flush_at);
     }
 
@@ -226,6 +235,12 @@ impl Apu {
 
     fn run_events_inner(&mut self, dma: &mut Dma) {
         let now = self.cycle;
+        // Before the frame counter's clocks: a flag it sets on this very
+        // cycle stays set (AccuracyCoin "Frame Counter IRQ" E).
+        if now >= self.frame_irq_clear_at {
+            self.frame_irq_clear_at = NEVER;
+            self.frame.irq_flag = false;
+        }
         if now >= self.frame.next_event() {
             match self.frame.run(now) {
                 FrameClock::None => {}
@@ -482,7 +497,11 @@ impl Apu {
             | (open_bus & 0x20)
             | (self.frame.irq_flag as u8) << 6
             | (self.dmc.irq_flag as u8) << 7;
-        self.frame.irq_flag = false;
+        if self.frame.irq_flag {
+            let now = self.cycle;
+            self.frame_irq_clear_at = if now & 1 == 0 { now + 1 } else { now + 2 };
+            self.schedule();
+        }
         value
     }
 
@@ -598,10 +617,34 @@ mod tests {
         run(&mut apu, &mut dma, 30000);
         assert!(apu.irq());
         assert_ne!(apu.read_status(0) & 0x40, 0);
+        assert!(apu.irq(), "the clear lands at the next APU clock edge");
+        run(&mut apu, &mut dma, 2);
         assert!(!apu.irq(), "reading $4015 clears the frame IRQ");
         apu.write_register(0x4017, 0x80, 0);
         run(&mut apu, &mut dma, 80000);
         assert!(!apu.irq());
+    }
+
+    /// With frame IRQs inhibited the flag still rises on the sequence's
+    /// cycles 29828 and 29829 (a $4015 read would see it), falls on 29830,
+    /// and the IRQ line never rises (AccuracyCoin "Frame Counter IRQ" I-M).
+    #[test]
+    fn inhibited_frame_flag_rises_for_two_cycles_without_irq() {
+        let (mut apu, mut dma) = (Apu::new(), Dma::default());
+        apu.write_register(0x4017, 0x40, 0); // 4-step, inhibit; lands on cycle 3
+        let mut raised = Vec::new();
+        for _ in 0..40_000 {
+            apu.tick(&mut dma);
+            assert!(
+                !apu.irq(),
+                "cycle {}: inhibited, yet the IRQ line rose",
+                apu.cycle
+            );
+            if apu.frame.irq_flag {
+                raised.push(apu.cycle);
+            }
+        }
+        assert_eq!(raised, vec![3 + 29828, 3 + 29829]);
     }
 
     #[test]

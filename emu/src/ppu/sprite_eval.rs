@@ -24,6 +24,9 @@ pub(super) struct SpriteEval {
     pub(super) n: u8,
     pub(super) m: u8,
     pub(super) found: u8,
+    /// The sprite evaluation began with (OAMADDR / 4 at dot 65): the one
+    /// treated as sprite 0 for the hit flag.
+    pub(super) first: u8,
     pub(super) sprite0: bool,
     /// Next odd dot whose read has not been executed.
     pub(super) next_dot: u16,

@@ -40,6 +40,14 @@ impl Ppu {
             return;
         }
         let until = self.dot.min(LAST_EVAL_DOT);
+        if self.eval.next_dot == FIRST_EVAL_DOT {
+            // Evaluation starts at the sprite OAMADDR points to, and that
+            // sprite, whichever it is, is "sprite 0" for the hit flag
+            // (AccuracyCoin "Arbitrary Sprite zero"). A misaligned OAMADDR
+            // is taken as the sprite it is in.
+            self.eval.n = self.oam_addr >> 2;
+            self.eval.first = self.eval.n;
+        }
         if self.eval.next_dot == FIRST_EVAL_DOT && until == LAST_EVAL_DOT {
             self.evaluate_whole_line();
             return;
@@ -65,7 +73,8 @@ impl Ppu {
         let height = self.sprite_height();
         let line = self.scanline;
         let mut found = 0usize;
-        let mut n = 0usize;
+        let first = self.eval.first as usize;
+        let mut n = first;
         let mut sprite0 = false;
         while n < 64 && found < 8 {
             let y = self.oam[n * 4];
@@ -73,7 +82,7 @@ impl Ppu {
             if line.wrapping_sub(y as u16) < height {
                 self.secondary_oam[found * 4 + 1..found * 4 + 4]
                     .copy_from_slice(&self.oam[n * 4 + 1..n * 4 + 4]);
-                sprite0 |= n == 0;
+                sprite0 |= n == first;
                 found += 1;
             }
             n += 1;
@@ -110,7 +119,7 @@ impl Ppu {
                 let y = self.oam[n * 4];
                 self.secondary_oam[found * 4] = y;
                 if self.in_range(y) {
-                    self.eval.sprite0 |= n == 0;
+                    self.eval.sprite0 |= n == self.eval.first as usize;
                     self.eval.phase = Phase::CopyRest(1);
                 } else {
                     self.next_sprite();
