@@ -45,8 +45,7 @@ impl Ppu {
             // sprite, whichever it is, is "sprite 0" for the hit flag
             // (AccuracyCoin "Arbitrary Sprite zero"). A misaligned OAMADDR
             // is taken as the sprite it is in.
-            self.eval.n = self.oam_addr >> 2;
-            self.eval.first = self.eval.n;
+            self.eval.begin_at(self.oam_addr >> 2);
         }
         if self.eval.next_dot == FIRST_EVAL_DOT && until == LAST_EVAL_DOT {
             self.evaluate_whole_line();
@@ -62,7 +61,7 @@ impl Ppu {
     pub(super) fn finish_sprite_evaluation(&mut self) {
         self.catch_up_evaluation();
         self.next_sprite_count = self.eval.found;
-        self.next_has_sprite0 = self.eval.sprite0;
+        self.next_has_sprite0 = self.eval.has_sprite0();
     }
 
     /// The whole evaluation in one pass, when nothing observed it start to
@@ -73,16 +72,14 @@ impl Ppu {
         let height = self.sprite_height();
         let line = self.scanline;
         let mut found = 0usize;
-        let first = self.eval.first as usize;
-        let mut n = first;
-        let mut sprite0 = false;
+        let mut n = self.eval.first();
         while n < 64 && found < 8 {
             let y = self.oam[n * 4];
             self.secondary_oam[found * 4] = y;
             if line.wrapping_sub(y as u16) < height {
                 self.secondary_oam[found * 4 + 1..found * 4 + 4]
                     .copy_from_slice(&self.oam[n * 4 + 1..n * 4 + 4]);
-                sprite0 |= n == first;
+                self.eval.found_in_range(n);
                 found += 1;
             }
             n += 1;
@@ -98,7 +95,6 @@ impl Ppu {
             n += 1;
         }
         self.eval.found = found as u8;
-        self.eval.sprite0 = sprite0;
         self.eval.phase = Phase::Done;
         self.eval.next_dot = LAST_EVAL_DOT + 2;
     }
@@ -119,7 +115,7 @@ impl Ppu {
                 let y = self.oam[n * 4];
                 self.secondary_oam[found * 4] = y;
                 if self.in_range(y) {
-                    self.eval.sprite0 |= n == self.eval.first as usize;
+                    self.eval.found_in_range(n);
                     self.eval.phase = Phase::CopyRest(1);
                 } else {
                     self.next_sprite();
