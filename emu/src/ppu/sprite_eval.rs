@@ -37,10 +37,12 @@ pub(super) struct SpriteEval {
 const IN_RANGE: u8 = 0x80;
 
 impl SpriteEval {
-    /// Evaluation begins with sprite `n`.
-    pub(super) fn begin_at(&mut self, n: u8) {
-        self.n = n;
-        self.first_and_hit = n & 0x3F;
+    /// Evaluation begins at OAM byte `addr` (OAMADDR): sprite `addr / 4`,
+    /// read from byte `addr % 4` of it when misaligned.
+    pub(super) fn begin_at(&mut self, addr: u8) {
+        self.n = addr >> 2;
+        self.m = addr & 3;
+        self.first_and_hit = self.n & 0x3F;
     }
 
     /// The sprite evaluation began with.

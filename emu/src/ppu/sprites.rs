@@ -41,11 +41,15 @@ impl Ppu {
         }
         let until = self.dot.min(LAST_EVAL_DOT);
         if self.eval.next_dot == FIRST_EVAL_DOT {
-            // Evaluation starts at the sprite OAMADDR points to, and that
-            // sprite, whichever it is, is "sprite 0" for the hit flag
-            // (AccuracyCoin "Arbitrary Sprite zero"). A misaligned OAMADDR
-            // is taken as the sprite it is in.
-            self.eval.begin_at(self.oam_addr >> 2);
+            // Evaluation starts at the OAM byte OAMADDR points to, and the
+            // sprite read there, whichever it is, is "sprite 0" for the hit
+            // flag (AccuracyCoin "Arbitrary Sprite zero"). From a misaligned
+            // address the four bytes copied for an in-range "sprite" are the
+            // four from there on, and the next one starts 4 bytes later,
+            // still misaligned; an out-of-range one realigns, the address
+            // going up by 4 and down to a multiple of 4 (AccuracyCoin
+            // "Misaligned OAM behavior").
+            self.eval.begin_at(self.oam_addr);
         }
         if self.eval.next_dot == FIRST_EVAL_DOT && until == LAST_EVAL_DOT {
             self.evaluate_whole_line();
@@ -73,19 +77,23 @@ impl Ppu {
         let line = self.scanline;
         let mut found = 0usize;
         let mut n = self.eval.first();
+        let mut m = self.eval.m as usize;
         while n < 64 && found < 8 {
-            let y = self.oam[n * 4];
+            let at = n * 4 + m;
+            let y = self.oam[at];
             self.secondary_oam[found * 4] = y;
             if line.wrapping_sub(y as u16) < height {
-                self.secondary_oam[found * 4 + 1..found * 4 + 4]
-                    .copy_from_slice(&self.oam[n * 4 + 1..n * 4 + 4]);
+                for k in 1..4 {
+                    self.secondary_oam[found * 4 + k] = self.oam[(at + k) & 0xFF];
+                }
                 self.eval.found_in_range(n);
                 found += 1;
+            } else {
+                m = 0;
             }
             n += 1;
         }
         // The buggy overflow search: the byte index m advances with n.
-        let mut m = 0;
         while found == 8 && n < 64 {
             if line.wrapping_sub(self.oam[n * 4 + m] as u16) < height {
                 self.sprite_overflow = true;
@@ -112,17 +120,20 @@ impl Ppu {
         );
         match self.eval.phase {
             Phase::ReadY => {
-                let y = self.oam[n * 4];
+                let y = self.oam[n * 4 + m];
                 self.secondary_oam[found * 4] = y;
                 if self.in_range(y) {
                     self.eval.found_in_range(n);
                     self.eval.phase = Phase::CopyRest(1);
                 } else {
+                    // Out of range realigns (see `catch_up_evaluation`).
+                    self.eval.m = 0;
                     self.next_sprite();
                 }
             }
             Phase::CopyRest(k) => {
-                self.secondary_oam[found * 4 + k as usize] = self.oam[n * 4 + k as usize];
+                self.secondary_oam[found * 4 + k as usize] =
+                    self.oam[(n * 4 + m + k as usize) & 0xFF];
                 if k == 3 {
                     self.eval.found += 1;
                     self.next_sprite();
@@ -156,7 +167,6 @@ impl Ppu {
         } else if e.found < 8 {
             Phase::ReadY
         } else {
-            e.m = 0;
             Phase::Overflow
         };
     }
