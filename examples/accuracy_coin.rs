@@ -14,6 +14,10 @@ fn main() {
         eprintln!("usage: accuracy_coin AccuracyCoin.nes [interp|translate]");
         std::process::exit(2);
     };
+    if let Err(e) = nesprof::open::regular_file(std::path::Path::new(path)) {
+        eprintln!("{e}");
+        std::process::exit(2);
+    }
     let rom = std::fs::read(path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)

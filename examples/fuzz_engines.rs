@@ -10,21 +10,27 @@ use std::time::Instant;
 
 use nesprof::fuzz::{self, Program};
 
-fn arg(n: usize, default: u64) -> u64 {
-    std::env::args()
-        .nth(n)
-        .map(|s| s.parse().expect("a whole number"))
-        .unwrap_or(default)
+/// Argument `n` as a whole number in `min..=max`, or `default` when it is
+/// not given; anything else exits 2 with one line.
+fn arg(n: usize, name: &str, default: u64, min: u64, max: u64) -> u64 {
+    let Some(text) = std::env::args().nth(n) else {
+        return default;
+    };
+    match text.parse::<u64>() {
+        Ok(v) if (min..=max).contains(&v) => v,
+        _ => {
+            eprintln!("fuzz_engines: {name} must be a whole number in {min}..={max}, not {text:?}");
+            std::process::exit(2);
+        }
+    }
 }
 
 fn main() {
-    let count = arg(1, 1000);
-    let first = arg(2, 0);
-    let frames = arg(3, 20);
-    let threads = arg(
-        4,
-        std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
-    );
+    let count = arg(1, "COUNT", 1000, 1, 1 << 40);
+    let first = arg(2, "FIRST_SEED", 0, 0, u64::MAX - (1 << 40));
+    let frames = arg(3, "FRAMES", 20, 1, 100_000);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let threads = arg(4, "THREADS", cores, 1, 256);
     let next = AtomicU64::new(first);
     let done = AtomicU64::new(0);
     let failed = AtomicU64::new(0);
@@ -42,7 +48,10 @@ fn main() {
                     let small = fuzz::shrink(&program, frames, seed, 3000);
                     let why = fuzz::check(&small, frames, seed).err().unwrap_or(e);
                     let path = format!("fuzz-{seed}.nes");
-                    let _ = std::fs::write(&path, small.rom());
+                    if let Err(e) = nesprof::atomic::write(std::path::Path::new(&path), small.rom())
+                    {
+                        eprintln!("{path}: {e}");
+                    }
                     println!(
                         "seed {seed}: DIVERGED ({path})\n{why}\nshrunk random code:\n{}",
                         fuzz::describe(&small)
