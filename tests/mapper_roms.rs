@@ -71,3 +71,23 @@ fn holy_mapperel() {
         .collect();
     run_suite("holy_mapperel", &cases);
 }
+
+/// The games have no result protocol: they get the smoke verdict (600 frames
+/// without a jam, a picture, both engines identical).
+#[test]
+fn games_smoke_verdict() {
+    run_suite(
+        "games",
+        &[
+            "croom",
+            "fff",
+            "full_game",
+            "hello_mmc3",
+            "lunarlimit",
+            "novathesquirrel",
+            "robotfindskitten",
+            "yun",
+        ]
+        .map(|g| pass(format!("games/{g}.nes"))),
+    );
+}

@@ -2,9 +2,12 @@
 //! of a few "result protocols" (see `../shared/roms/README.md`); the manifest
 //! says which one a ROM uses.
 
+mod dmc_audio;
+mod game;
 mod holy_mapperel;
 mod manifest;
 mod nrom;
+mod prompts;
 mod protocols;
 mod screen;
 
@@ -29,7 +32,7 @@ pub enum Protocol {
     ZeroPage(u8),
     /// Pass/fail words in the on-screen text.
     Screen,
-    /// No verdict (games).
+    /// No result of its own (games): judged by [`game`]'s smoke test.
     None,
 }
 

@@ -6,7 +6,7 @@ use emu::movie::Replay;
 use emu::rom::RomImage;
 use emu::{Cartridge, EmuError, Nes};
 
-use super::{holy_mapperel, screen_text, Protocol, TestOptions, Verdict};
+use super::{dmc_audio, game, holy_mapperel, prompts, screen_text, Protocol, TestOptions, Verdict};
 
 /// Frames to hold before pressing reset when a test asks for it ($81): the
 /// protocol wants at least 100 ms.
@@ -43,11 +43,7 @@ pub fn run_test(
         Protocol::NestestLog => nestest_log(&mut nes, rom),
         Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options, &mut frames),
         Protocol::Screen => screen(&mut nes, rom, options, &mut frames),
-        Protocol::None => Verdict {
-            passed: false,
-            message: "this ROM has no result protocol (a game?); pass --protocol".into(),
-            frames: 0,
-        },
+        Protocol::None => game::verdict(&mut nes, &mut Nes::load(rom)?),
     })
 }
 
@@ -344,7 +340,17 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
 }
 
 fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
+    if let Some((passed, message)) = dmc_audio::verdict(rom, nes) {
+        return Verdict {
+            passed,
+            message,
+            frames: nes.frame_count(),
+        };
+    }
     for frame in 1..=options.max_frames {
+        if frames.replay.is_none() {
+            nes.set_buttons(0, prompts::buttons(nes, frame).unwrap_or(options.buttons));
+        }
         frames.run(nes);
         if let Some(msg) = jam_message(nes) {
             return Verdict {
