@@ -185,7 +185,7 @@ fn latency(changes: &[Change]) -> Result<Vec<usize>, String> {
             2 + boundaries(-(SLACK as i64)),
         );
         let bytes = timer.len() / 8;
-        if timer.len() % 8 != 0 || bytes < least || bytes > most {
+        if !timer.len().is_multiple_of(8) || bytes < least || bytes > most {
             return Err(format!(
                 "burst {}: {} steps; expected {} bytes (8 steps each)",
                 n + 1,
