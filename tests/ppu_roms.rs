@@ -144,3 +144,16 @@ fn ppu_misc() {
         ],
     );
 }
+
+/// Visual ROMs with no result: judged against reference images checked by
+/// eye (tests/reference/README.md).
+#[test]
+fn full_palette() {
+    run_suite(
+        "full_palette",
+        &singles(
+            "ppu/full_palette",
+            &["full_palette", "full_palette_smooth", "flowing_palette"],
+        ),
+    );
+}

@@ -10,6 +10,7 @@ mod nrom;
 mod prompts;
 mod protocols;
 mod screen;
+mod visual;
 
 use std::fmt;
 use std::path::Path;

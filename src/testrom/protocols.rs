@@ -6,7 +6,7 @@ use emu::movie::Replay;
 use emu::rom::RomImage;
 use emu::{Cartridge, EmuError, Nes};
 
-use super::{dmc_audio, game, holy_mapperel, prompts, screen_text, Protocol, TestOptions, Verdict};
+use super::{dmc_audio, game, holy_mapperel, prompts, visual, screen_text, Protocol, TestOptions, Verdict};
 
 /// Frames to hold before pressing reset when a test asks for it ($81): the
 /// protocol wants at least 100 ms.
@@ -340,7 +340,8 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
 }
 
 fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
-    if let Some((passed, message)) = dmc_audio::verdict(rom, nes) {
+    let by_image = visual::verdict(rom, nes, &mut |n: &mut Nes| frames.run(n));
+    if let Some((passed, message)) = by_image.or_else(|| dmc_audio::verdict(rom, nes)) {
         return Verdict {
             passed,
             message,
