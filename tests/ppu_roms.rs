@@ -157,3 +157,9 @@ fn full_palette() {
         ),
     );
 }
+
+/// "Stars below denote errors": judged by whether any star is drawn.
+#[test]
+fn scanline() {
+    run_suite("scanline", &[pass("ppu/scanline/scanline.nes")]);
+}

@@ -9,6 +9,7 @@ mod manifest;
 mod nrom;
 mod prompts;
 mod protocols;
+mod scanline_stars;
 mod screen;
 mod visual;
 

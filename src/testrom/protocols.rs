@@ -6,7 +6,7 @@ use emu::movie::Replay;
 use emu::rom::RomImage;
 use emu::{Cartridge, EmuError, Nes};
 
-use super::{dmc_audio, game, holy_mapperel, prompts, visual, screen_text, Protocol, TestOptions, Verdict};
+use super::{dmc_audio, game, holy_mapperel, prompts, scanline_stars, visual, screen_text, Protocol, TestOptions, Verdict};
 
 /// Frames to hold before pressing reset when a test asks for it ($81): the
 /// protocol wants at least 100 ms.
@@ -340,6 +340,14 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
 }
 
 fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
+    if scanline_stars::is_scanline(rom) {
+        let (passed, message) = scanline_stars::verdict(nes, &mut |n: &mut Nes| frames.run(n));
+        return Verdict {
+            passed,
+            message,
+            frames: nes.frame_count(),
+        };
+    }
     let by_image = visual::verdict(rom, nes, &mut |n: &mut Nes| frames.run(n));
     if let Some((passed, message)) = by_image.or_else(|| dmc_audio::verdict(rom, nes)) {
         return Verdict {

@@ -180,6 +180,16 @@ impl Ppu {
         0x2000 + 0x400 * (self.ctrl as u16 & 3)
     }
 
+    /// Which pattern table ($0000 or $1000) the control register gives the
+    /// background.
+    pub fn background_pattern_base(&self) -> u16 {
+        if self.ctrl & 0x10 != 0 {
+            0x1000
+        } else {
+            0
+        }
+    }
+
     /// The colour-emphasis bits of $2001 (bits 5-7 as 0-7).
     pub fn emphasis_bits(&self) -> u8 {
         self.mask >> 5
