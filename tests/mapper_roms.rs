@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{pass, run_suite};
+use common::{pass, pass_holding, run_suite};
 
 #[test]
 fn mmc3_test_2() {
@@ -89,5 +89,16 @@ fn games_smoke_verdict() {
             "yun",
         ]
         .map(|g| pass(format!("games/{g}.nes"))),
+    );
+}
+
+/// The grey band must be as tall as the DELAY the ROM prints, also after Up
+/// (+10) and Down (-10) change it: the SNROM RAM enable follows PPU A12.
+#[test]
+fn mmc1_a12() {
+    let rom = "mappers/mmc1_a12/mmc1_a12.nes";
+    run_suite(
+        "mmc1_a12",
+        &[pass(rom), pass_holding(rom, 0x10), pass_holding(rom, 0x20)],
     );
 }

@@ -239,7 +239,12 @@ impl Bus {
                 value
             }
             0x4000..=0x401F => self.read_io(addr),
-            _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
+            _ => {
+                if addr < 0x8000 && self.cart.ram_follows_ppu() {
+                    self.sync_ppu();
+                }
+                self.cart.cpu_read(addr).unwrap_or(self.open_bus)
+            }
         };
         if addr != 0x4015 {
             self.open_bus = value;
@@ -342,9 +347,10 @@ impl Bus {
             }
             0x4000..=0x401F => self.write_io(addr, value),
             _ => {
-                if addr >= 0x8000 {
+                if addr >= 0x8000 || self.cart.ram_follows_ppu() {
                     self.sync_ppu();
-                } else if (0x6000..0x8000).contains(&addr) && self.code.watches_prg_ram() {
+                }
+                if (0x6000..0x8000).contains(&addr) && self.code.watches_prg_ram() {
                     self.note_code_write(addr);
                 }
                 let generation = self.cart.banks.prg_generation;

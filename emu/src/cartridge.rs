@@ -18,6 +18,9 @@ pub struct Cartridge {
     pub banks: Banks,
     mapper: Box<dyn Mapper>,
     watches_ppu_bus: bool,
+    /// Whether PRG RAM's enable follows the PPU address bus (see
+    /// [`crate::mapper::Mapper::prg_ram_follows_ppu`]).
+    ram_follows_ppu: bool,
     bus_conflicts: bool,
 }
 
@@ -76,6 +79,7 @@ impl Cartridge {
             banks: Banks::new(),
             mapper,
             watches_ppu_bus,
+            ram_follows_ppu: false,
             bus_conflicts,
         };
         cart.power_on();
@@ -88,10 +92,12 @@ impl Cartridge {
         if let Some(m) = self.mapper.board_mirroring() {
             self.banks.set_mirroring(m);
         }
+        self.refresh_mapper_flags();
     }
 
     pub fn reset(&mut self) {
         self.mapper.reset(&mut self.banks);
+        self.refresh_mapper_flags();
     }
 
     /// CPU read of $4020-$FFFF; `None` means nothing drives the bus (open bus).
@@ -123,6 +129,22 @@ impl Cartridge {
             value
         };
         self.mapper.cpu_write(addr, value, &mut self.banks, cycle);
+        if addr >= 0x8000 {
+            self.refresh_mapper_flags();
+        }
+    }
+
+    /// Re-reads what the mapper wants of the bus; a register write can
+    /// change it (MMC1 on SNROM, see `m001_sxrom`).
+    fn refresh_mapper_flags(&mut self) {
+        self.watches_ppu_bus = self.mapper.watches_ppu_bus();
+        self.ram_follows_ppu = self.mapper.prg_ram_follows_ppu();
+    }
+
+    /// Whether a CPU access to PRG RAM must see the PPU caught up first.
+    #[inline(always)]
+    pub fn ram_follows_ppu(&self) -> bool {
+        self.ram_follows_ppu
     }
 
     /// PPU read of $0000-$3EFF (pattern tables and nametables).
@@ -152,7 +174,7 @@ impl Cartridge {
     #[inline]
     pub fn ppu_bus(&mut self, addr: u16, dot: u64) {
         if self.watches_ppu_bus {
-            self.mapper.ppu_bus(addr, dot);
+            self.mapper.ppu_bus(addr, dot, &mut self.banks);
         }
     }
 

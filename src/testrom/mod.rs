@@ -6,6 +6,7 @@ mod dmc_audio;
 mod game;
 mod holy_mapperel;
 mod manifest;
+mod mmc1_a12;
 mod nrom;
 mod prompts;
 mod protocols;

@@ -6,7 +6,10 @@ use emu::movie::Replay;
 use emu::rom::RomImage;
 use emu::{Cartridge, EmuError, Nes};
 
-use super::{dmc_audio, game, holy_mapperel, prompts, scanline_stars, visual, screen_text, Protocol, TestOptions, Verdict};
+use super::{
+    dmc_audio, game, holy_mapperel, mmc1_a12, prompts, scanline_stars, screen_text, visual,
+    Protocol, TestOptions, Verdict,
+};
 
 /// Frames to hold before pressing reset when a test asks for it ($81): the
 /// protocol wants at least 100 ms.
@@ -340,8 +343,16 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
 }
 
 fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
-    if scanline_stars::is_scanline(rom) {
-        let (passed, message) = scanline_stars::verdict(nes, &mut |n: &mut Nes| frames.run(n));
+    let by_picture: Option<fn(&mut Nes, &mut dyn FnMut(&mut Nes)) -> (bool, String)> =
+        if scanline_stars::is_scanline(rom) {
+            Some(scanline_stars::verdict)
+        } else if mmc1_a12::is_mmc1_a12(rom) {
+            Some(mmc1_a12::verdict)
+        } else {
+            None
+        };
+    if let Some(verdict) = by_picture {
+        let (passed, message) = verdict(nes, &mut |n: &mut Nes| frames.run(n));
         return Verdict {
             passed,
             message,

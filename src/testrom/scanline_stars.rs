@@ -93,6 +93,9 @@ pub fn verdict(nes: &mut Nes, run: &mut dyn FnMut(&mut Nes)) -> (bool, String) {
     if shown == 0 {
         (true, format!("no star shown ({account})"))
     } else {
-        (false, format!("{shown} stars shown, each an error ({account})"))
+        (
+            false,
+            format!("{shown} stars shown, each an error ({account})"),
+        )
     }
 }

@@ -33,7 +33,12 @@ pub trait Mapper: Send {
         false
     }
     /// The PPU put `addr` on its address bus at PPU dot count `dot`.
-    fn ppu_bus(&mut self, _addr: u16, _dot: u64) {}
+    fn ppu_bus(&mut self, _addr: u16, _dot: u64, _banks: &mut Banks) {}
+    /// Whether PRG RAM's enable depends on the PPU address bus now, so that
+    /// a CPU access to PRG RAM needs the PPU caught up first.
+    fn prg_ram_follows_ppu(&self) -> bool {
+        false
+    }
     /// Level of the mapper's IRQ output.
     fn irq(&self) -> bool {
         false

@@ -4,8 +4,12 @@
 //! and SOROM/SXROM (16/32 KiB PRG RAM: CHR register bits 2-3 pick the 8 KiB
 //! RAM page). Writes on consecutive CPU cycles (the dummy write of a
 //! read-modify-write instruction) are ignored after the first, as on hardware.
-//! Known simplifications: SUROM's outer bank and SNROM's RAM enable follow
-//! CHR bank 0 even in 4 KiB CHR mode.
+//! On SNROM the CHR register's bit 4 drives the PRG RAM's second enable; in
+//! 4 KiB CHR mode the register in use is the one PPU A12 selects, so when
+//! the two registers' bit 4 differ the RAM turns on and off with the PPU's
+//! fetches (a scanline detector, Bregalad's `mmc1_a12` test): the mapper
+//! then watches the PPU bus. Known simplification: SUROM's outer bank
+//! follows CHR bank 0 even in 4 KiB CHR mode.
 
 use super::banks::{Banks, PRG_PAGE};
 use super::board::{BoardSizes, Mapper};
@@ -23,6 +27,8 @@ pub struct Sxrom {
     chr1: u8,
     prg: u8,
     last_write_cycle: Option<u64>,
+    /// PPU A12 as last reported (only tracked while the RAM follows it).
+    a12_high: bool,
 }
 
 impl Sxrom {
@@ -36,6 +42,7 @@ impl Sxrom {
             chr1: 0,
             prg: 0,
             last_write_cycle: None,
+            a12_high: false,
         }
     }
 
@@ -86,13 +93,48 @@ impl Sxrom {
         } else {
             0
         };
-        let snrom = self.sizes.chr <= 8 * 1024 && self.sizes.prg_rom <= OUTER_PRG_256K;
-        let enabled = self.prg & 0x10 == 0 && !(snrom && self.chr0 & 0x10 != 0);
+        let enabled = self.prg & 0x10 == 0 && !(self.is_snrom() && self.chr_in_use() & 0x10 != 0);
         banks.set_prg_ram(enabled.then_some(ram_page * PRG_PAGE), enabled);
+    }
+
+    /// SNROM: 8 KiB of CHR and at most 256 KiB of PRG, where bit 4 of the
+    /// CHR register is free to enable the RAM.
+    fn is_snrom(&self) -> bool {
+        self.sizes.chr <= 8 * 1024 && self.sizes.prg_rom <= OUTER_PRG_256K
+    }
+
+    /// The CHR register driving the CHR outputs now: bank 1 while PPU A12 is
+    /// high in 4 KiB mode, else bank 0.
+    fn chr_in_use(&self) -> u8 {
+        if self.control & 0x10 != 0 && self.a12_high {
+            self.chr1
+        } else {
+            self.chr0
+        }
+    }
+
+    fn ram_follows_a12(&self) -> bool {
+        self.is_snrom() && self.control & 0x10 != 0 && (self.chr0 ^ self.chr1) & 0x10 != 0
     }
 }
 
 impl Mapper for Sxrom {
+    fn watches_ppu_bus(&self) -> bool {
+        self.ram_follows_a12()
+    }
+
+    fn prg_ram_follows_ppu(&self) -> bool {
+        self.ram_follows_a12()
+    }
+
+    fn ppu_bus(&mut self, addr: u16, _dot: u64, banks: &mut Banks) {
+        let high = addr & 0x1000 != 0;
+        if high != self.a12_high {
+            self.a12_high = high;
+            self.apply(banks);
+        }
+    }
+
     fn power_on(&mut self, banks: &mut Banks) {
         *self = Sxrom::new(self.sizes);
         self.apply(banks);

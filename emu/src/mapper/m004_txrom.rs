@@ -171,7 +171,7 @@ impl Mapper for Txrom {
         true
     }
 
-    fn ppu_bus(&mut self, addr: u16, dot: u64) {
+    fn ppu_bus(&mut self, addr: u16, dot: u64, _banks: &mut Banks) {
         let high = addr & 0x1000 != 0;
         if high && !self.a12_high {
             if dot.saturating_sub(self.a12_low_since) >= A12_LOW_DOTS {
