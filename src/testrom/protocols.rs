@@ -342,15 +342,18 @@ fn crc_verdict(rom: &Path, nes: &Nes) -> Option<bool> {
     }
 }
 
+/// A verdict read from the picture of a ROM that prints none; it runs the
+/// machine with the given frame runner.
+type PictureVerdict = fn(&mut Nes, &mut dyn FnMut(&mut Nes)) -> (bool, String);
+
 fn screen(nes: &mut Nes, rom: &Path, options: &TestOptions, frames: &mut Frames) -> Verdict {
-    let by_picture: Option<fn(&mut Nes, &mut dyn FnMut(&mut Nes)) -> (bool, String)> =
-        if scanline_stars::is_scanline(rom) {
-            Some(scanline_stars::verdict)
-        } else if mmc1_a12::is_mmc1_a12(rom) {
-            Some(mmc1_a12::verdict)
-        } else {
-            None
-        };
+    let by_picture: Option<PictureVerdict> = if scanline_stars::is_scanline(rom) {
+        Some(scanline_stars::verdict)
+    } else if mmc1_a12::is_mmc1_a12(rom) {
+        Some(mmc1_a12::verdict)
+    } else {
+        None
+    };
     if let Some(verdict) = by_picture {
         let (passed, message) = verdict(nes, &mut |n: &mut Nes| frames.run(n));
         return Verdict {
