@@ -102,3 +102,41 @@ fn mmc1_a12() {
         &[pass(rom), pass_holding(rom, 0x10), pass_holding(rom, 0x20)],
     );
 }
+
+/// `rom` with a NES 2.0 header naming `submapper`, written beside the test
+/// binaries (the ROM directory is read-only).
+fn as_submapper(rom: &str, submapper: u8) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(common::roms_root().join(rom)).expect("ROM reads");
+    bytes[7] = (bytes[7] & 0xF0) | 0x08;
+    bytes[8] = submapper << 4;
+    bytes[9..16].fill(0);
+    if bytes[5] == 0 {
+        bytes[11] = 0x07; // 8 KiB of CHR RAM (64 << 7)
+    }
+    let name = std::path::Path::new(rom)
+        .file_name()
+        .unwrap()
+        .to_string_lossy();
+    let path = std::env::temp_dir().join(format!("nesprof-sub{submapper}-{name}"));
+    std::fs::write(&path, bytes).expect("temporary ROM writes");
+    path
+}
+
+/// Selected by its NES 2.0 submapper (1), the MMC6 runs the MMC3 IRQ tests
+/// with the older revision's IRQ: the revision-A test passes and the
+/// revision-B one fails, as on that chip.
+#[test]
+fn mmc6_by_submapper() {
+    use nesprof::testrom::{run_test, Protocol, TestOptions};
+    let dir = "mappers/mmc3_irq_tests";
+    for (name, passes) in [("5.MMC3_rev_A.nes", true), ("6.MMC3_rev_B.nes", false)] {
+        let rom = as_submapper(&format!("{dir}/{name}"), 1);
+        let verdict = run_test(&rom, Protocol::ZeroPage(0xF8), &TestOptions::default()).unwrap();
+        std::fs::remove_file(&rom).ok();
+        assert_eq!(
+            verdict.passed, passes,
+            "{name} as MMC6: {}",
+            verdict.message
+        );
+    }
+}

@@ -107,6 +107,9 @@ impl Cartridge {
             let offset = self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF);
             Some(self.prg_rom[offset])
         } else if addr >= 0x6000 {
+            if let Some(halves) = &self.banks.ram_halves {
+                return halves.read(addr, &self.prg_ram);
+            }
             self.banks
                 .prg_ram
                 .map(|base| self.prg_ram[(base + (addr as usize & 0x1FFF)) % self.prg_ram.len()])
@@ -117,7 +120,9 @@ impl Cartridge {
 
     #[inline]
     pub fn cpu_write(&mut self, addr: u16, value: u8, cycle: u64) {
-        if (0x6000..0x8000).contains(&addr) && self.banks.prg_ram_writable {
+        if let (0x6000..=0x7FFF, Some(halves)) = (addr, self.banks.ram_halves) {
+            halves.write(addr, value, &mut self.prg_ram);
+        } else if (0x6000..0x8000).contains(&addr) && self.banks.prg_ram_writable {
             if let Some(base) = self.banks.prg_ram {
                 let len = self.prg_ram.len();
                 self.prg_ram[(base + (addr as usize & 0x1FFF)) % len] = value;

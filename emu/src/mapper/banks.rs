@@ -21,8 +21,46 @@ pub struct Banks {
     /// $6000-$7FFF: offset into PRG RAM, or `None` when disabled (open bus).
     pub prg_ram: Option<usize>,
     pub prg_ram_writable: bool,
+    /// MMC6 only: its 1 KiB of internal RAM at $7000-$7FFF (mirrored), two
+    /// 512-byte halves each with its own read and write enable, replacing
+    /// `prg_ram` (which is then `None`, so no code from it is translated).
+    pub ram_halves: Option<RamHalves>,
     /// Bumped whenever `prg` or `prg_ram` changes; code caches key on it.
     pub prg_generation: u32,
+}
+
+/// The MMC6's RAM enables (NESdev wiki "MMC6", $A001): index 0 is
+/// $7000-$71FF, 1 is $7200-$73FF.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RamHalves {
+    pub read: [bool; 2],
+    pub write: [bool; 2],
+}
+
+impl RamHalves {
+    /// A CPU read of `addr` ($6000-$7FFF) given the 1 KiB RAM: $6000-$6FFF
+    /// and a RAM with neither half readable are open bus (`None`); a half
+    /// that is not readable reads 0 while the other one is.
+    pub fn read(&self, addr: u16, ram: &[u8]) -> Option<u8> {
+        if addr < 0x7000 || !(self.read[0] || self.read[1]) {
+            return None;
+        }
+        let half = (addr as usize >> 9) & 1;
+        Some(if self.read[half] {
+            ram[addr as usize & 0x3FF]
+        } else {
+            0
+        })
+    }
+
+    /// A CPU write: it lands only in a half enabled for both reading and
+    /// writing.
+    pub fn write(&self, addr: u16, value: u8, ram: &mut [u8]) {
+        let half = (addr as usize >> 9) & 1;
+        if addr >= 0x7000 && self.read[half] && self.write[half] {
+            ram[addr as usize & 0x3FF] = value;
+        }
+    }
 }
 
 impl Banks {
@@ -33,6 +71,7 @@ impl Banks {
             nametables: [0, 0, 1024, 1024],
             prg_ram: Some(0),
             prg_ram_writable: true,
+            ram_halves: None,
             prg_generation: 0,
         }
     }

@@ -11,8 +11,14 @@
 //! counter becomes 0 from a nonzero value or from a reload that a $C001
 //! write requested: a latch of 0 then gives one IRQ, not one per line
 //! (NESdev wiki "MMC3", "IRQ Specifics").
+//!
+//! The MMC6 (HKROM boards, NES 2.0 submapper 1) is an MMC3 with the older
+//! IRQ behaviour and 1 KiB of RAM inside the chip at $7000-$7FFF in two
+//! 512-byte halves (NESdev wiki "MMC6"): bit 5 of $8000 enables the RAM,
+//! and then $A001's bits 7/6 and 5/4 enable reading/writing the upper and
+//! lower half; $6000-$6FFF is open bus.
 
-use super::banks::Banks;
+use super::banks::{Banks, RamHalves};
 use super::board::{BoardSizes, Mapper};
 use crate::rom::Mirroring;
 
@@ -27,16 +33,18 @@ pub enum Revision {
     Sharp,
     /// NEC MMC3A.
     A,
+    /// MMC6: the MMC3A's IRQ, its own RAM.
+    Mmc6,
 }
 
 impl Revision {
-    /// The revision a NES 2.0 submapper names (4: MMC3A; the rest behave
-    /// as the later chips).
+    /// The revision a NES 2.0 submapper names (1: MMC6, 4: MMC3A; the
+    /// rest behave as the later chips).
     pub fn of_submapper(submapper: u8) -> Revision {
-        if submapper == 4 {
-            Revision::A
-        } else {
-            Revision::Sharp
+        match submapper {
+            1 => Revision::Mmc6,
+            4 => Revision::A,
+            _ => Revision::Sharp,
         }
     }
 }
@@ -112,7 +120,7 @@ impl Txrom {
         }
         let fires = match self.revision {
             Revision::Sharp => self.irq_counter == 0,
-            Revision::A => self.irq_counter == 0 && (before != 0 || requested),
+            Revision::A | Revision::Mmc6 => self.irq_counter == 0 && (before != 0 || requested),
         };
         if fires && self.irq_enabled {
             self.irq_pending = true;
@@ -123,7 +131,12 @@ impl Txrom {
 impl Mapper for Txrom {
     fn power_on(&mut self, banks: &mut Banks) {
         self.apply_banks(banks);
-        banks.set_prg_ram(Some(0), true);
+        if self.revision == Revision::Mmc6 {
+            banks.set_prg_ram(None, false);
+            banks.ram_halves = Some(RamHalves::default());
+        } else {
+            banks.set_prg_ram(Some(0), true);
+        }
     }
 
     fn cpu_write(&mut self, addr: u16, value: u8, banks: &mut Banks, _cycle: u64) {
@@ -135,6 +148,10 @@ impl Mapper for Txrom {
             (0x8000, true) => {
                 self.bank_select = value;
                 self.apply_banks(banks);
+                if self.revision == Revision::Mmc6 && value & 0x20 == 0 {
+                    // RAM disabled: both halves closed until $A001 opens them.
+                    banks.ram_halves = Some(RamHalves::default());
+                }
             }
             (0x8000, false) => {
                 self.registers[(self.bank_select & 7) as usize] = value;
@@ -146,6 +163,15 @@ impl Mapper for Txrom {
                         Mirroring::Vertical
                     } else {
                         Mirroring::Horizontal
+                    });
+                }
+            }
+            (0xA000, false) if self.revision == Revision::Mmc6 => {
+                // Ignored while $8000 bit 5 keeps the RAM disabled.
+                if self.bank_select & 0x20 != 0 {
+                    banks.ram_halves = Some(RamHalves {
+                        read: [value & 0x20 != 0, value & 0x80 != 0],
+                        write: [value & 0x10 != 0, value & 0x40 != 0],
                     });
                 }
             }
@@ -244,5 +270,57 @@ mod tests {
         assert_eq!(irqs_with_latch_0(Revision::A, 5), 1);
         assert_eq!(Revision::of_submapper(4), Revision::A);
         assert_eq!(Revision::of_submapper(0), Revision::Sharp);
+    }
+
+    /// The MMC6's IRQ is the MMC3A's.
+    #[test]
+    fn mmc6_fires_like_revision_a() {
+        assert_eq!(Revision::of_submapper(1), Revision::Mmc6);
+        assert_eq!(irqs_with_latch_0(Revision::Mmc6, 5), 1);
+    }
+
+    /// The MMC6's RAM: closed at power-on, opened per half by $A001 only
+    /// while $8000 bit 5 is set, a closed half reading 0 beside an open one,
+    /// writes landing only where reading is on too, mirrored every 1 KiB.
+    #[test]
+    fn mmc6_ram_halves() {
+        let (mut t, mut banks) = board(Revision::Mmc6);
+        let mut ram = vec![0u8; 1024];
+        let halves = |banks: &Banks| banks.ram_halves.expect("MMC6 RAM");
+        assert_eq!(banks.prg_ram, None, "no plain PRG RAM window");
+        assert_eq!(halves(&banks).read(0x7000, &ram), None);
+
+        t.cpu_write(0xA001, 0xF0, &mut banks, 0);
+        assert_eq!(
+            halves(&banks).read(0x7000, &ram),
+            None,
+            "$A001 needs $8000.5"
+        );
+
+        t.cpu_write(0x8000, 0x20, &mut banks, 0);
+        t.cpu_write(0xA001, 0xF0, &mut banks, 0);
+        halves(&banks).write(0x7001, 0x12, &mut ram);
+        halves(&banks).write(0x7201, 0x34, &mut ram);
+        assert_eq!(halves(&banks).read(0x7401, &ram), Some(0x12));
+        assert_eq!(halves(&banks).read(0x7E01, &ram), Some(0x34));
+        assert_eq!(
+            halves(&banks).read(0x6001, &ram),
+            None,
+            "$6000-$6FFF open bus"
+        );
+
+        // Lower half readable only: the upper reads 0.
+        t.cpu_write(0xA001, 0x30, &mut banks, 0);
+        assert_eq!(halves(&banks).read(0x7201, &ram), Some(0));
+        assert_eq!(halves(&banks).read(0x7001, &ram), Some(0x12));
+
+        // Readable, not writable: writes are dropped.
+        t.cpu_write(0xA001, 0xA0, &mut banks, 0);
+        halves(&banks).write(0x7001, 0x99, &mut ram);
+        assert_eq!(halves(&banks).read(0x7001, &ram), Some(0x12));
+
+        // Clearing $8000 bit 5 closes the RAM.
+        t.cpu_write(0x8000, 0x00, &mut banks, 0);
+        assert_eq!(halves(&banks).read(0x7001, &ram), None);
     }
 }
