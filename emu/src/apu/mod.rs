@@ -266,8 +266,11 @@ impl Apu {
             if self.dmc.clock() {
                 self.remix(now);
             }
-            if self.dmc.wants_fetch() && !dma.dmc_request {
-                // A "reload" fetch: the output unit just emptied the buffer.
+            // A "reload" fetch: the output unit just emptied the buffer. Not
+            // while a $4015 write's load DMA is on its way: that one comes
+            // after its full delay even if the timer clocks first
+            // (AccuracyCoin "Delta Modulation Channel" L-N).
+            if self.dmc.wants_fetch() && !dma.dmc_request && self.dmc_load_at == NEVER {
                 dma.request_dmc(self.dmc.address);
             }
         }
@@ -608,6 +611,46 @@ mod tests {
     fn run(apu: &mut Apu, dma: &mut Dma, cycles: u64) {
         for _ in 0..cycles {
             apu.tick(dma);
+        }
+    }
+
+    /// A $4015 write that starts a sample asks for its load DMA after the
+    /// write's delay; an output-unit clock in between (which empties the
+    /// buffer) does not fetch earlier (AccuracyCoin "Delta Modulation
+    /// Channel" L-N).
+    #[test]
+    fn timer_clock_does_not_overtake_the_load_dma() {
+        let (mut apu, mut dma) = (Apu::new(), Dma::default());
+        apu.write_register(0x4010, 0x0F, 0); // fastest rate, 54 cycles a bit
+        apu.write_register(0x4013, 0x00, 0); // 1-byte sample
+        for lead in 0..3u64 {
+            // Find a moment `lead` cycles before the DMC timer's next clock.
+            while apu.dmc.timer.next != apu.cycle + lead + 1 {
+                apu.tick(&mut dma);
+            }
+            assert!(apu.dmc.buffer.is_none() && apu.dmc.bytes_remaining == 0);
+            let write = apu.cycle;
+            apu.write_register(0x4015, 0x10, write);
+            let load = apu.dmc_load_at;
+            assert!(
+                load > write + 1,
+                "lead {lead}: load DMA at {load}, write at {write}"
+            );
+            while apu.cycle < load {
+                apu.tick(&mut dma);
+                assert!(
+                    apu.cycle >= load || !dma.dmc_request,
+                    "lead {lead}: DMA requested at {} before the load at {load}",
+                    apu.cycle
+                );
+            }
+            assert!(dma.dmc_request, "lead {lead}: the load DMA is requested");
+            // Deliver the byte and let the sample end before the next round.
+            dma = Dma::default();
+            apu.dmc_sample_fetched(0);
+            apu.write_register(0x4015, 0x00, apu.cycle);
+            run(&mut apu, &mut dma, 2000);
+            dma = Dma::default();
         }
     }
 
