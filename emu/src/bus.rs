@@ -239,8 +239,9 @@ impl Bus {
                 value
             }
             0x4000..=0x401F => self.read_io(addr),
+            0x8000..=0xFFFF => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
             _ => {
-                if addr < 0x8000 && self.cart.ram_follows_ppu() {
+                if self.cart.ram_follows_ppu() {
                     self.sync_ppu();
                 }
                 self.cart.cpu_read(addr).unwrap_or(self.open_bus)

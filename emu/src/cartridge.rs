@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::error::{EmuError, RomProblem};
-use crate::mapper::{self, Banks, BoardSizes, Mapper, CHR_PAGE, PRG_PAGE};
+use crate::mapper::{self, Banks, BoardSizes, Mapper, RamHalves, CHR_PAGE, PRG_PAGE};
 use crate::rom::{Header, Mirroring, RomImage};
 
 pub struct Cartridge {
@@ -21,6 +21,8 @@ pub struct Cartridge {
     /// Whether PRG RAM's enable follows the PPU address bus (see
     /// [`crate::mapper::Mapper::prg_ram_follows_ppu`]).
     ram_follows_ppu: bool,
+    /// The MMC6's RAM enables, when the board is one.
+    ram_halves: Option<RamHalves>,
     bus_conflicts: bool,
 }
 
@@ -80,6 +82,7 @@ impl Cartridge {
             mapper,
             watches_ppu_bus,
             ram_follows_ppu: false,
+            ram_halves: None,
             bus_conflicts,
         };
         cart.power_on();
@@ -107,8 +110,11 @@ impl Cartridge {
             let offset = self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF);
             Some(self.prg_rom[offset])
         } else if addr >= 0x6000 {
-            if let Some(halves) = &self.banks.ram_halves {
+            if let Some(halves) = &self.ram_halves {
                 return halves.read(addr, &self.prg_ram);
+            }
+            if self.ram_follows_ppu && self.mapper.prg_ram_closed_by_ppu() {
+                return None;
             }
             self.banks
                 .prg_ram
@@ -120,9 +126,12 @@ impl Cartridge {
 
     #[inline]
     pub fn cpu_write(&mut self, addr: u16, value: u8, cycle: u64) {
-        if let (0x6000..=0x7FFF, Some(halves)) = (addr, self.banks.ram_halves) {
+        if let (0x6000..=0x7FFF, Some(halves)) = (addr, self.ram_halves) {
             halves.write(addr, value, &mut self.prg_ram);
-        } else if (0x6000..0x8000).contains(&addr) && self.banks.prg_ram_writable {
+        } else if (0x6000..0x8000).contains(&addr)
+            && self.banks.prg_ram_writable
+            && !(self.ram_follows_ppu && self.mapper.prg_ram_closed_by_ppu())
+        {
             if let Some(base) = self.banks.prg_ram {
                 let len = self.prg_ram.len();
                 self.prg_ram[(base + (addr as usize & 0x1FFF)) % len] = value;
@@ -144,6 +153,7 @@ impl Cartridge {
     fn refresh_mapper_flags(&mut self) {
         self.watches_ppu_bus = self.mapper.watches_ppu_bus();
         self.ram_follows_ppu = self.mapper.prg_ram_follows_ppu();
+        self.ram_halves = self.mapper.prg_ram_halves();
     }
 
     /// Whether a CPU access to PRG RAM must see the PPU caught up first.
@@ -179,7 +189,7 @@ impl Cartridge {
     #[inline]
     pub fn ppu_bus(&mut self, addr: u16, dot: u64) {
         if self.watches_ppu_bus {
-            self.mapper.ppu_bus(addr, dot, &mut self.banks);
+            self.mapper.ppu_bus(addr, dot);
         }
     }
 

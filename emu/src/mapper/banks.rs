@@ -21,10 +21,6 @@ pub struct Banks {
     /// $6000-$7FFF: offset into PRG RAM, or `None` when disabled (open bus).
     pub prg_ram: Option<usize>,
     pub prg_ram_writable: bool,
-    /// MMC6 only: its 1 KiB of internal RAM at $7000-$7FFF (mirrored), two
-    /// 512-byte halves each with its own read and write enable, replacing
-    /// `prg_ram` (which is then `None`, so no code from it is translated).
-    pub ram_halves: Option<RamHalves>,
     /// Bumped whenever `prg` or `prg_ram` changes; code caches key on it.
     pub prg_generation: u32,
 }
@@ -71,7 +67,6 @@ impl Banks {
             nametables: [0, 0, 1024, 1024],
             prg_ram: Some(0),
             prg_ram_writable: true,
-            ram_halves: None,
             prg_generation: 0,
         }
     }

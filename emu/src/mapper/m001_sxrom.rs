@@ -93,7 +93,10 @@ impl Sxrom {
         } else {
             0
         };
-        let enabled = self.prg & 0x10 == 0 && !(self.is_snrom() && self.chr_in_use() & 0x10 != 0);
+        // While the RAM follows PPU A12 the CHR half of the enable is asked
+        // at each access (`prg_ram_closed_by_ppu`).
+        let chr_closes = !self.ram_follows_a12() && self.is_snrom() && self.chr0 & 0x10 != 0;
+        let enabled = self.prg & 0x10 == 0 && !chr_closes;
         banks.set_prg_ram(enabled.then_some(ram_page * PRG_PAGE), enabled);
     }
 
@@ -101,16 +104,6 @@ impl Sxrom {
     /// CHR register is free to enable the RAM.
     fn is_snrom(&self) -> bool {
         self.sizes.chr <= 8 * 1024 && self.sizes.prg_rom <= OUTER_PRG_256K
-    }
-
-    /// The CHR register driving the CHR outputs now: bank 1 while PPU A12 is
-    /// high in 4 KiB mode, else bank 0.
-    fn chr_in_use(&self) -> u8 {
-        if self.control & 0x10 != 0 && self.a12_high {
-            self.chr1
-        } else {
-            self.chr0
-        }
     }
 
     fn ram_follows_a12(&self) -> bool {
@@ -127,12 +120,15 @@ impl Mapper for Sxrom {
         self.ram_follows_a12()
     }
 
-    fn ppu_bus(&mut self, addr: u16, _dot: u64, banks: &mut Banks) {
-        let high = addr & 0x1000 != 0;
-        if high != self.a12_high {
-            self.a12_high = high;
-            self.apply(banks);
-        }
+    fn ppu_bus(&mut self, addr: u16, _dot: u64) {
+        self.a12_high = addr & 0x1000 != 0;
+    }
+
+    /// In 4 KiB CHR mode the register in use, and so the enable, is the
+    /// one PPU A12 selects.
+    fn prg_ram_closed_by_ppu(&self) -> bool {
+        let chr = if self.a12_high { self.chr1 } else { self.chr0 };
+        chr & 0x10 != 0
     }
 
     fn power_on(&mut self, banks: &mut Banks) {

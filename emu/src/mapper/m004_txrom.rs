@@ -62,6 +62,8 @@ pub struct Txrom {
     irq_pending: bool,
     a12_high: bool,
     a12_low_since: u64,
+    /// MMC6: the RAM's enables (see [`Mapper::prg_ram_halves`]).
+    ram_halves: RamHalves,
 }
 
 impl Txrom {
@@ -79,6 +81,7 @@ impl Txrom {
             irq_pending: false,
             a12_high: false,
             a12_low_since: 0,
+            ram_halves: RamHalves::default(),
         }
     }
 
@@ -133,7 +136,7 @@ impl Mapper for Txrom {
         self.apply_banks(banks);
         if self.revision == Revision::Mmc6 {
             banks.set_prg_ram(None, false);
-            banks.ram_halves = Some(RamHalves::default());
+            self.ram_halves = RamHalves::default();
         } else {
             banks.set_prg_ram(Some(0), true);
         }
@@ -150,7 +153,7 @@ impl Mapper for Txrom {
                 self.apply_banks(banks);
                 if self.revision == Revision::Mmc6 && value & 0x20 == 0 {
                     // RAM disabled: both halves closed until $A001 opens them.
-                    banks.ram_halves = Some(RamHalves::default());
+                    self.ram_halves = RamHalves::default();
                 }
             }
             (0x8000, false) => {
@@ -169,10 +172,10 @@ impl Mapper for Txrom {
             (0xA000, false) if self.revision == Revision::Mmc6 => {
                 // Ignored while $8000 bit 5 keeps the RAM disabled.
                 if self.bank_select & 0x20 != 0 {
-                    banks.ram_halves = Some(RamHalves {
+                    self.ram_halves = RamHalves {
                         read: [value & 0x20 != 0, value & 0x80 != 0],
                         write: [value & 0x10 != 0, value & 0x40 != 0],
-                    });
+                    };
                 }
             }
             (0xA000, false) => {
@@ -197,7 +200,11 @@ impl Mapper for Txrom {
         true
     }
 
-    fn ppu_bus(&mut self, addr: u16, dot: u64, _banks: &mut Banks) {
+    fn prg_ram_halves(&self) -> Option<RamHalves> {
+        (self.revision == Revision::Mmc6).then_some(self.ram_halves)
+    }
+
+    fn ppu_bus(&mut self, addr: u16, dot: u64) {
         let high = addr & 0x1000 != 0;
         if high && !self.a12_high {
             if dot.saturating_sub(self.a12_low_since) >= A12_LOW_DOTS {
@@ -286,41 +293,33 @@ mod tests {
     fn mmc6_ram_halves() {
         let (mut t, mut banks) = board(Revision::Mmc6);
         let mut ram = vec![0u8; 1024];
-        let halves = |banks: &Banks| banks.ram_halves.expect("MMC6 RAM");
+        let halves = |t: &Txrom| t.prg_ram_halves().expect("MMC6 RAM");
         assert_eq!(banks.prg_ram, None, "no plain PRG RAM window");
-        assert_eq!(halves(&banks).read(0x7000, &ram), None);
+        assert_eq!(halves(&t).read(0x7000, &ram), None);
 
         t.cpu_write(0xA001, 0xF0, &mut banks, 0);
-        assert_eq!(
-            halves(&banks).read(0x7000, &ram),
-            None,
-            "$A001 needs $8000.5"
-        );
+        assert_eq!(halves(&t).read(0x7000, &ram), None, "$A001 needs $8000.5");
 
         t.cpu_write(0x8000, 0x20, &mut banks, 0);
         t.cpu_write(0xA001, 0xF0, &mut banks, 0);
-        halves(&banks).write(0x7001, 0x12, &mut ram);
-        halves(&banks).write(0x7201, 0x34, &mut ram);
-        assert_eq!(halves(&banks).read(0x7401, &ram), Some(0x12));
-        assert_eq!(halves(&banks).read(0x7E01, &ram), Some(0x34));
-        assert_eq!(
-            halves(&banks).read(0x6001, &ram),
-            None,
-            "$6000-$6FFF open bus"
-        );
+        halves(&t).write(0x7001, 0x12, &mut ram);
+        halves(&t).write(0x7201, 0x34, &mut ram);
+        assert_eq!(halves(&t).read(0x7401, &ram), Some(0x12));
+        assert_eq!(halves(&t).read(0x7E01, &ram), Some(0x34));
+        assert_eq!(halves(&t).read(0x6001, &ram), None, "$6000-$6FFF open bus");
 
         // Lower half readable only: the upper reads 0.
         t.cpu_write(0xA001, 0x30, &mut banks, 0);
-        assert_eq!(halves(&banks).read(0x7201, &ram), Some(0));
-        assert_eq!(halves(&banks).read(0x7001, &ram), Some(0x12));
+        assert_eq!(halves(&t).read(0x7201, &ram), Some(0));
+        assert_eq!(halves(&t).read(0x7001, &ram), Some(0x12));
 
         // Readable, not writable: writes are dropped.
         t.cpu_write(0xA001, 0xA0, &mut banks, 0);
-        halves(&banks).write(0x7001, 0x99, &mut ram);
-        assert_eq!(halves(&banks).read(0x7001, &ram), Some(0x12));
+        halves(&t).write(0x7001, 0x99, &mut ram);
+        assert_eq!(halves(&t).read(0x7001, &ram), Some(0x12));
 
         // Clearing $8000 bit 5 closes the RAM.
         t.cpu_write(0x8000, 0x00, &mut banks, 0);
-        assert_eq!(halves(&banks).read(0x7001, &ram), None);
+        assert_eq!(halves(&t).read(0x7001, &ram), None);
     }
 }

@@ -14,7 +14,7 @@ mod m003_cnrom;
 mod m004_txrom;
 mod m007_axrom;
 
-pub use banks::{Banks, CHR_PAGE, NAMETABLE_PAGE, PRG_PAGE};
+pub use banks::{Banks, RamHalves, CHR_PAGE, NAMETABLE_PAGE, PRG_PAGE};
 pub use board::{BoardSizes, Mapper};
 
 use crate::error::RomProblem;
