@@ -404,6 +404,28 @@ impl Bus {
         }
     }
 
+    /// An OAM DMA read of `src` while the CPU is halted on a read of
+    /// `cpu_addr`. The 2A03's own registers ($4000-$401F) answer only when
+    /// the 6502's address bus, not the DMA's, is in that range: otherwise
+    /// the DMA reads open bus there, with no side effect (a page-$40 DMA
+    /// does not clear the frame IRQ through $4015); when it is, the
+    /// registers answer the DMA's whole page $40, mirrored every 32 bytes
+    /// (NESdev wiki "DMA", register conflicts; AccuracyCoin "APU Register
+    /// Activation").
+    pub fn oam_dma_read(&mut self, src: u16, cpu_addr: u16) -> u8 {
+        let cpu_on_registers = (0x4000..=0x401F).contains(&cpu_addr);
+        match src {
+            0x4000..=0x401F if !cpu_on_registers => {
+                self.begin_cycle();
+                let value = self.open_bus;
+                self.end_cycle();
+                value
+            }
+            0x4020..=0x40FF if cpu_on_registers => self.read(0x4000 | (src & 0x1F)),
+            _ => self.read(src),
+        }
+    }
+
     /// The DMC's sample byte arrived.
     pub fn dmc_dma_complete(&mut self, value: u8) {
         self.dma.dmc_fetched();
@@ -492,5 +514,31 @@ mod tests {
             vec![1, 1, 0, 0, 0, 0, 0, 0],
             "reloaded"
         );
+    }
+
+    /// An OAM DMA reading $4015 while the CPU's own address is elsewhere
+    /// gets open bus and leaves the frame IRQ flag set; with the CPU's
+    /// address on the registers it reads them, mirrors included, and the
+    /// read clears the flag (AccuracyCoin "APU Register Activation" 4).
+    #[test]
+    fn oam_dma_reads_registers_only_with_the_cpu_on_them() {
+        let mut bus = nrom_bus();
+        bus.write(0x4017, 0x00); // frame IRQs on
+        while !bus.apu.irq() {
+            bus.read(0);
+        }
+        bus.read(0x0000); // open bus now 0 (RAM)
+        assert_eq!(bus.oam_dma_read(0x4015, 0x8123), 0, "open bus");
+        assert!(bus.apu.irq(), "the DMA did not read $4015");
+        let status = bus.oam_dma_read(0x4035, 0x4001); // a mirror of $4015
+        assert_ne!(
+            status & 0x40,
+            0,
+            "the frame IRQ flag read through the mirror"
+        );
+        for _ in 0..4 {
+            bus.read(0);
+        }
+        assert!(!bus.apu.irq(), "reading $4015 cleared the flag");
     }
 }

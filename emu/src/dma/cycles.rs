@@ -38,7 +38,7 @@ impl Cpu {
                 self.poll_interrupts(bus);
                 bus.dmc_dma_complete(value);
             } else if let (true, None, Some(src)) = (get, oam_latch, bus.dma.oam_source()) {
-                oam_latch = Some(bus.read(src));
+                oam_latch = Some(bus.oam_dma_read(src, addr));
                 self.poll_interrupts(bus);
             } else if let (false, Some(value)) = (get, oam_latch) {
                 oam_latch = None;
