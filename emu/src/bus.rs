@@ -251,6 +251,22 @@ impl Bus {
             self.open_bus = value;
         }
         self.end_cycle();
+        if addr & 0xE007 == 0x2002 {
+            return self.status_sprite_bits_late(value);
+        }
+        value
+    }
+
+    /// A $2002 read takes its VBL bit when M2 rises and its sprite flags
+    /// when M2 falls, later in the cycle (15/24 duty cycle; AccuracyCoin
+    /// "$2002 flag timing"): here with the cycle's third dot run, so a read
+    /// on the dot before the pre-render line's dot 1 sees VBL still set
+    /// and the sprite flags already clear.
+    #[cold]
+    fn status_sprite_bits_late(&mut self, value: u8) -> u8 {
+        self.sync_ppu();
+        let value = (value & !0x60) | self.ppu.sprite_status_bits();
+        self.open_bus = value;
         value
     }
 

@@ -21,6 +21,14 @@ impl Ppu {
         }
     }
 
+    /// Bits 6 and 5 of $2002 (sprite 0 hit, sprite overflow) as they are
+    /// now: a $2002 read latches VBL when M2 rises but takes these when it
+    /// falls, later in the cycle (AccuracyCoin "$2002 flag timing").
+    pub fn sprite_status_bits(&mut self) -> u8 {
+        self.sync_for_cpu();
+        (self.sprite0_hit as u8) << 6 | (self.sprite_overflow as u8) << 5
+    }
+
     pub fn read_register(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
         self.sync_for_cpu();
         let now = self.dots;
