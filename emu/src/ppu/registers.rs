@@ -98,8 +98,10 @@ impl Ppu {
             4 => {
                 if self.rendering_active() {
                     // Writes during rendering do not reach OAM; the address
-                    // takes a glitchy increment of its high six bits.
-                    self.oam_addr = self.oam_addr.wrapping_add(4);
+                    // takes a glitchy increment of its high six bits and
+                    // loses its low two (AccuracyCoin "Address $2004
+                    // behavior" A, measured on a 2C02G).
+                    self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
                     self.oam[self.oam_addr as usize] = value;
                     self.oam_addr = self.oam_addr.wrapping_add(1);

@@ -311,16 +311,97 @@ impl Ppu {
 
     /// What $2004 returns: during rendering the PPU's internal OAM traffic
     /// (approximated: $FF while secondary OAM is being cleared).
-    pub(super) fn oam_data_read(&self) -> u8 {
-        if self.rendering_active() && (1..=64).contains(&self.dot) {
+    /// The OAM byte sprite evaluation reads next.
+    fn evaluation_address(&self) -> u8 {
+        let e = &self.eval;
+        let k = match e.phase {
+            Phase::CopyRest(k) => k as usize,
+            _ => 0,
+        };
+        ((e.n as usize * 4 + e.m as usize + k) & 0xFF) as u8
+    }
+
+    /// While rendering a visible line, OAMDATA reads what the sprite
+    /// circuitry is reading (NESdev wiki "PPU sprite evaluation"; AccuracyCoin
+    /// "Address $2004 behavior" 8 and 9): $FF while secondary OAM is cleared
+    /// (dots 1-64), the OAM byte evaluation is at (dots 65-256), the
+    /// secondary-OAM byte the sprite fetches are at (dots 257-320).
+    pub(super) fn oam_data_read(&mut self) -> u8 {
+        let addr = if self.rendering_active() && self.scanline < 240 {
+            match self.dot {
+                1..=64 => return 0xFF,
+                65..=256 => {
+                    self.catch_up_evaluation();
+                    self.evaluation_address()
+                }
+                257..=320 => {
+                    let step = (self.dot - 257) as usize;
+                    return self.secondary_oam[(step / 8) * 4 + (step % 8).min(3)];
+                }
+                _ => self.oam_addr,
+            }
+        } else if self.rendering_active() && (1..=64).contains(&self.dot) {
             return 0xFF;
-        }
-        let value = self.oam[self.oam_addr as usize];
+        } else {
+            self.oam_addr
+        };
+        let value = self.oam[addr as usize];
         // Bits 2-4 of the attribute byte do not exist.
-        if self.oam_addr & 3 == 2 {
+        if addr & 3 == 2 {
             value & 0xE3
         } else {
             value
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Ppu;
+    use crate::cartridge::Cartridge;
+
+    fn nrom() -> Cartridge {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        Cartridge::from_bytes(&image).expect("valid NROM image")
+    }
+
+    fn run_to(ppu: &mut Ppu, cart: &mut Cartridge, line: u16, dot: u16) {
+        while !(ppu.scanline == line && ppu.dot == dot) {
+            ppu.run_dots(1, cart);
+        }
+    }
+
+    /// With rendering on, OAMDATA reads $FF while secondary OAM is cleared,
+    /// a byte evaluation is reading (a sprite's Y, well past sprite 0) in
+    /// dots 65-256, and the secondary OAM being fetched in 257-320; a write
+    /// bumps OAMADDR by 4 and clears its low bits (AccuracyCoin "Address
+    /// $2004 behavior" 8, 9, A).
+    #[test]
+    fn oamdata_during_rendering() {
+        let mut cart = nrom();
+        let mut ppu = Ppu::new();
+        for i in 0..256 {
+            ppu.oam[i] = i as u8; // sprite n has Y = 4n: only sprite 0 is on line 0
+        }
+        ppu.write_register(0x2001, 0x18, &mut cart);
+        run_to(&mut ppu, &mut cart, 0, 30);
+        assert_eq!(ppu.oam_data_read(), 0xFF, "clearing secondary OAM");
+        run_to(&mut ppu, &mut cart, 0, 131);
+        let y = ppu.oam_data_read();
+        assert!(
+            y % 4 == 0 && (64..=160).contains(&y),
+            "mid-evaluation read {y}"
+        );
+        run_to(&mut ppu, &mut cart, 0, 300);
+        assert_eq!(
+            ppu.oam_data_read(),
+            0xFF,
+            "an unused sprite slot being fetched"
+        );
+        ppu.oam_addr = 1;
+        ppu.write_register(0x2004, 0x55, &mut cart);
+        assert_eq!(ppu.oam_addr, 4);
+        assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
     }
 }
