@@ -390,7 +390,7 @@ mod tests {
         run_to(&mut ppu, &mut cart, 0, 131);
         let y = ppu.oam_data_read();
         assert!(
-            y % 4 == 0 && (64..=160).contains(&y),
+            y.is_multiple_of(4) && (64..=160).contains(&y),
             "mid-evaluation read {y}"
         );
         run_to(&mut ppu, &mut cart, 0, 300);
