@@ -150,6 +150,9 @@ impl Cpu {
     /// SHA/SHX/SHY/TAS store `value & (H + 1)`, H being the high byte of the
     /// base address; when indexing crosses a page the same value replaces the
     /// high byte of the target address (NESdev wiki "CPU unofficial opcodes").
+    /// A DMA that halts the CPU on the read just before the write takes the
+    /// H term away: the store is then a plain one, `value` at the indexed
+    /// address (AccuracyCoin "SHA/SHX/SHY/SHS", codes 7-B).
     #[inline(always)]
     pub(super) fn store_high_and<S: CodeSource>(
         &mut self,
@@ -165,7 +168,6 @@ impl Cpu {
                 let hi = src.fetch(self, bus);
                 let base = u16::from_le_bytes([lo, hi]);
                 let addr = base.wrapping_add(index as u16);
-                self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
                 (base, addr)
             }
             IndirectY => {
@@ -174,11 +176,16 @@ impl Cpu {
                 let hi = self.read(bus, ptr.wrapping_add(1) as u16);
                 let base = u16::from_le_bytes([lo, hi]);
                 let addr = base.wrapping_add(self.y as u16);
-                self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
                 (base, addr)
             }
             _ => unreachable!("SH* opcodes use indexed modes only"),
         };
+        let dma_before = bus.dma_ended_at;
+        self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
+        if bus.dma_ended_at != dma_before {
+            self.write(bus, addr, value);
+            return;
+        }
         let stored = value & ((base >> 8) as u8).wrapping_add(1);
         let target = if (base ^ addr) & 0xFF00 != 0 {
             ((stored as u16) << 8) | (addr & 0x00FF)
