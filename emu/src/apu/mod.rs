@@ -69,6 +69,16 @@ const RESET_4017_DELAY: u64 = 2;
 const DMC_LOAD_DELAY_EVEN: u64 = 2;
 const DMC_LOAD_DELAY_ODD: u64 = 3;
 
+/// Cycles after a $4015 write (on cycle `now`) that the DMC's enable bit
+/// takes effect.
+fn dmc_enable_delay(now: u64) -> u64 {
+    if now & 1 == 0 {
+        DMC_LOAD_DELAY_EVEN
+    } else {
+        DMC_LOAD_DELAY_ODD
+    }
+}
+
 pub struct Apu {
     /// CPU cycles since power-on (the bus's count).
     cycle: u64,
@@ -88,6 +98,8 @@ pub struct Apu {
     dmc_load_at: u64,
     /// Cycle on which a stopped DMC withdraws its pending fetch.
     dmc_stop_at: u64,
+    /// A $4015 write turned the DMC off; `dmc_stop_at` is when that lands.
+    dmc_stopping: bool,
     /// Cycle on which a $4015 read's clearing of the frame IRQ flag lands:
     /// at the next APU clock edge of one parity (AccuracyCoin "Frame Counter
     /// IRQ" 6 and 7: cleared at its "put" to "get" transition, not yet at the
@@ -133,6 +145,7 @@ impl Apu {
             commit_at: NEVER,
             dmc_load_at: NEVER,
             dmc_stop_at: NEVER,
+            dmc_stopping: false,
             frame_irq_clear_at: NEVER,
             synth: None,
             flush_at: NEVER,
@@ -161,6 +174,7 @@ impl Apu {
         self.dmc.irq_enabled = false;
         self.dmc.level &= 1;
         self.dmc_load_at = NEVER;
+        self.dmc_stopping = false;
         self.dmc_stop_at = now + 1;
         self.frame_irq_clear_at = NEVER;
         self.commit_at = NEVER;
@@ -272,6 +286,16 @@ impl Apu {
             // (AccuracyCoin "Delta Modulation Channel" L-N).
             if self.dmc.wants_fetch() && !dma.dmc_request && self.dmc_load_at == NEVER {
                 dma.request_dmc(self.dmc.address);
+                if self.dmc_stopping {
+                    // Asked for while the DMC is being switched off: the
+                    // stop lands now and cuts the DMA off on the next
+                    // cycle, so it gets its halt cycle only, or none if
+                    // that cycle is a write (a one-cycle DMA; AccuracyCoin
+                    // "Explicit/Implicit DMA Abort").
+                    self.dmc_stopping = false;
+                    self.dmc.bytes_remaining = 0;
+                    self.dmc_stop_at = now + 1;
+                }
             }
         }
         if now >= self.dmc_load_at {
@@ -282,7 +306,13 @@ impl Apu {
         }
         if now >= self.dmc_stop_at {
             self.dmc_stop_at = NEVER;
-            if self.dmc.bytes_remaining == 0 {
+            if self.dmc_stopping {
+                // The disable lands: no more fetches; a DMA already under
+                // way is cut off a cycle later if it has not fetched.
+                self.dmc_stopping = false;
+                self.dmc.bytes_remaining = 0;
+                self.dmc_stop_at = now + 1;
+            } else if self.dmc.bytes_remaining == 0 {
                 dma.cancel_dmc();
             }
         }
@@ -464,18 +494,25 @@ impl Apu {
         self.noise.length.set_enabled(value & 0x08 != 0);
         self.dmc.irq_flag = false;
         if value & 0x10 == 0 {
-            self.dmc.bytes_remaining = 0;
+            // The DMC is switched off as late as a load DMA would start:
+            // until then a DMA may still begin and one under way carries
+            // on; one that has not fetched a cycle after that is cut off
+            // (AccuracyCoin "Explicit DMA Abort"). $4015's bit 4 reads 0
+            // at once.
             self.dmc_load_at = NEVER;
-            self.dmc_stop_at = now + 1;
-        } else if self.dmc.bytes_remaining == 0 {
-            self.dmc.restart();
-            if self.dmc.buffer.is_none() {
-                let delay = if now & 1 == 0 {
-                    DMC_LOAD_DELAY_EVEN
-                } else {
-                    DMC_LOAD_DELAY_ODD
-                };
-                self.dmc_load_at = now + delay;
+            self.dmc_stopping = true;
+            self.dmc_stop_at = now + dmc_enable_delay(now);
+        } else {
+            if self.dmc_stopping {
+                // Enabled again before the stop landed: it never does.
+                self.dmc_stopping = false;
+                self.dmc_stop_at = NEVER;
+            }
+            if self.dmc.bytes_remaining == 0 {
+                self.dmc.restart();
+                if self.dmc.buffer.is_none() {
+                    self.dmc_load_at = now + dmc_enable_delay(now);
+                }
             }
         }
         self.refresh();
@@ -496,7 +533,7 @@ impl Apu {
             | (self.pulse2.length.active() as u8) << 1
             | (self.triangle.length.active() as u8) << 2
             | (self.noise.length.active() as u8) << 3
-            | ((self.dmc.bytes_remaining > 0) as u8) << 4
+            | ((self.dmc.bytes_remaining > 0 && !self.dmc_stopping) as u8) << 4
             | (open_bus & 0x20)
             | (self.frame.irq_flag as u8) << 6
             | (self.dmc.irq_flag as u8) << 7;
@@ -651,6 +688,39 @@ mod tests {
             apu.write_register(0x4015, 0x00, apu.cycle);
             run(&mut apu, &mut dma, 2000);
             dma = Dma::default();
+        }
+    }
+
+    /// Clearing $4015 bit 4 reads back at once, but the DMC stops as late
+    /// as a load DMA would start, and a DMA asked for before is cut off
+    /// only a cycle after that (AccuracyCoin "Explicit DMA Abort").
+    #[test]
+    fn disabling_the_dmc_lands_late() {
+        for parity in 0..2u64 {
+            let (mut apu, mut dma) = (Apu::new(), Dma::default());
+            apu.write_register(0x4010, 0x0F, 0);
+            apu.write_register(0x4015, 0x10, apu.cycle);
+            while !dma.dmc_request {
+                apu.tick(&mut dma);
+            }
+            while apu.cycle % 2 != parity {
+                apu.tick(&mut dma);
+            }
+            let write = apu.cycle;
+            apu.write_register(0x4015, 0x00, write);
+            assert_eq!(apu.read_status(0) & 0x10, 0, "bit 4 reads 0 at once");
+            let lands = write + dmc_enable_delay(write);
+            while apu.cycle < lands + 1 {
+                assert!(
+                    dma.dmc_request,
+                    "cut off at {} before {}",
+                    apu.cycle,
+                    lands + 1
+                );
+                apu.tick(&mut dma);
+            }
+            assert!(!dma.dmc_request, "cut off a cycle after the stop lands");
+            assert_eq!(apu.dmc.bytes_remaining, 0);
         }
     }
 
