@@ -38,6 +38,14 @@ pub enum Command {
     /// Run a ROM headless and print a summary line with frame and RAM hashes.
     Run(run::RunArgs),
     /// Run test ROMs and judge each by its result protocol.
+    ///
+    /// The protocol comes from MANIFEST.tsv (or --protocol). ROMs that print
+    /// no verdict are judged by what they do: the dmc_tests by the DMC
+    /// output they play, scanline.nes and mmc1_a12 by their picture, the
+    /// full_palette ROMs against reference images, Holy Mapperel by its
+    /// result code; test_buttons' on-screen prompts are answered. Games
+    /// (protocol none) get a smoke test: 600 frames without a CPU jam, a
+    /// picture, and both engines ending identical.
     Test(test::TestArgs),
     /// Print an execution trace in nestest.log format.
     Trace(trace::TraceArgs),

@@ -17,7 +17,7 @@ pub struct TestArgs {
     #[arg(required = true)]
     pub roms: Vec<PathBuf>,
     /// Result protocol, overriding the manifest: blargg-6000, nestest-log,
-    /// zp-F0, zp-F8 or screen.
+    /// zp-F0, zp-F8, screen or none (a game's smoke test).
     #[arg(long)]
     pub protocol: Option<Protocol>,
     /// Buttons held on controller 1 from power-on, e.g. "B" or "A+START".
