@@ -34,6 +34,11 @@ pub struct Bus {
     /// The cycle count when the last DMA ended: the translator's idle-loop
     /// skipping uses it to tell an iteration a DMA stole cycles from.
     pub dma_ended_at: u64,
+    /// The data bus as the CPU left it when the last DMA began. The CPU's
+    /// internal data bus does not see DMA reads, so a $4015 read right
+    /// after a DMA takes its open-bus bit 5 from here, not from the
+    /// external bus the DMA drove (AccuracyCoin "Internal Data Bus").
+    pub bus_before_dma: u8,
     mapper_irq: bool,
     /// PPU dots owed: the PPU runs lazily (see [`Bus::sync_ppu`]).
     ppu_debt: u32,
@@ -68,6 +73,7 @@ impl Bus {
             open_bus: 0,
             cycles: 0,
             dma_ended_at: 0,
+            bus_before_dma: 0,
             mapper_irq: false,
             ppu_debt: 0,
             ppu_deadline: 0,
@@ -333,7 +339,12 @@ impl Bus {
             // $4015 is inside the 2A03: its value is not driven onto the
             // external bus, so open bus keeps the previous value.
             0x4015 => {
-                let value = self.apu.read_status(self.open_bus);
+                let internal = if self.cycles == self.dma_ended_at + 1 {
+                    self.bus_before_dma
+                } else {
+                    self.open_bus
+                };
+                let value = self.apu.read_status(internal);
                 self.refresh_lines();
                 value
             }
@@ -556,5 +567,21 @@ mod tests {
             bus.read(0);
         }
         assert!(!bus.apu.irq(), "reading $4015 cleared the flag");
+    }
+
+    /// Bit 5 of a $4015 read is the CPU's internal data bus: right after a
+    /// DMA it is what the CPU left there, not the byte the DMA read
+    /// (AccuracyCoin "Internal Data Bus" 2).
+    #[test]
+    fn status_bit_5_ignores_the_dma_byte() {
+        let mut bus = nrom_bus();
+        bus.bus_before_dma = 0x40;
+        bus.open_bus = 0x60; // the DMC DMA's sample byte
+        bus.dma_ended_at = bus.cycles;
+        assert_eq!(bus.read(0x4015) & 0x20, 0, "right after the DMA");
+        bus.open_bus = 0x60;
+        bus.read(0x0000); // RAM holds 0: the bus is now 0
+        bus.open_bus = 0x20;
+        assert_eq!(bus.read(0x4015) & 0x20, 0x20, "otherwise the bus's bit 5");
     }
 }

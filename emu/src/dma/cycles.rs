@@ -24,6 +24,7 @@ impl Cpu {
     /// Runs every DMA cycle that is due before the CPU's read of `addr`.
     #[cold]
     pub(crate) fn run_dma(&mut self, bus: &mut Bus, addr: u16) {
+        bus.bus_before_dma = bus.open_bus;
         // Halt cycle: the CPU's own read, value discarded.
         bus.dma.begin_cycle();
         bus.read(addr);
