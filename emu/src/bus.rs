@@ -435,10 +435,10 @@ impl Bus {
     /// `cpu_addr`. The 2A03's own registers ($4000-$401F) answer only when
     /// the 6502's address bus, not the DMA's, is in that range: otherwise
     /// the DMA reads open bus there, with no side effect (a page-$40 DMA
-    /// does not clear the frame IRQ through $4015); when it is, the
-    /// registers answer the DMA's whole page $40, mirrored every 32 bytes
-    /// (NESdev wiki "DMA", register conflicts; AccuracyCoin "APU Register
-    /// Activation").
+    /// does not clear the frame IRQ through $4015). When it is, they answer
+    /// everywhere, mirrored every 32 bytes, in conflict with the memory
+    /// read (see [`Bus::register_conflict`]; NESdev wiki "DMA", AccuracyCoin
+    /// "APU Register Activation").
     pub fn oam_dma_read(&mut self, src: u16, cpu_addr: u16) -> u8 {
         let cpu_on_registers = (0x4000..=0x401F).contains(&cpu_addr);
         match src {
@@ -448,8 +448,48 @@ impl Bus {
                 self.end_cycle();
                 value
             }
-            0x4020..=0x40FF if cpu_on_registers => self.read(0x4000 | (src & 0x1F)),
+            0x4000..=0x401F => self.read(src),
+            _ if cpu_on_registers => {
+                let value = self.read(src);
+                self.register_conflict(src, value)
+            }
             _ => self.read(src),
+        }
+    }
+
+    /// A DMC DMA read of the sample byte at `src` while the CPU is halted
+    /// on a read of `cpu_addr`: with the CPU's address on the registers,
+    /// the same conflict as [`Bus::oam_dma_read`]'s (AccuracyCoin "DMC DMA
+    /// Bus Conflicts").
+    pub fn dmc_dma_read(&mut self, src: u16, cpu_addr: u16) -> u8 {
+        let value = self.read(src);
+        if (0x4000..=0x401F).contains(&cpu_addr) {
+            self.register_conflict(src, value)
+        } else {
+            value
+        }
+    }
+
+    /// A DMA read of `src` (outside $4000-$401F) that found `value` in
+    /// memory, made while the registers answer: register `src & $1F` is
+    /// read too. $4015 gives the DMA its status (read, so the frame IRQ
+    /// flag clears) and drives no external bus; a controller port gives its
+    /// bits under the memory byte's bits 5-7; the write-only registers
+    /// leave the memory byte.
+    fn register_conflict(&mut self, src: u16, value: u8) -> u8 {
+        match 0x4000 | (src & 0x1F) {
+            0x4015 => {
+                let status = self.apu.read_status(value);
+                self.refresh_lines();
+                status
+            }
+            port @ (0x4016 | 0x4017) => {
+                let bits = self.controllers[(port - 0x4016) as usize].read() & 0x1F;
+                let conflict = bits | (value & 0xE0);
+                self.open_bus = conflict;
+                conflict
+            }
+            _ => value,
         }
     }
 
@@ -583,5 +623,42 @@ mod tests {
         bus.read(0x0000); // RAM holds 0: the bus is now 0
         bus.open_bus = 0x20;
         assert_eq!(bus.read(0x4015) & 0x20, 0x20, "otherwise the bus's bit 5");
+    }
+
+    /// With the CPU's address on the registers, a DMA read anywhere meets
+    /// register `addr & $1F`: $xx15 gives the status and clears the frame
+    /// IRQ flag, $xx16 the controller's bits under the memory byte's bits
+    /// 5-7 (AccuracyCoin "DMC DMA Bus Conflicts", "APU Register
+    /// Activation" 6).
+    #[test]
+    fn dma_reads_conflict_with_the_registers() {
+        let mut bus = nrom_bus();
+        bus.write(0x0215, 0xFF);
+        bus.write(0x0216, 0xFF);
+        bus.controllers[0].set_buttons(0x01); // A held
+        bus.write(0x4016, 1);
+        bus.write(0x4016, 0);
+        bus.read(0);
+        bus.write(0x4017, 0x00);
+        while !bus.apu.irq() {
+            bus.read(0);
+        }
+        assert_eq!(
+            bus.oam_dma_read(0x0215, 0x8000),
+            0xFF,
+            "CPU elsewhere: plain RAM"
+        );
+        assert!(bus.apu.irq());
+        let status = bus.oam_dma_read(0x0215, 0x4016);
+        assert_eq!(status & 0x40, 0x40, "the status, frame IRQ flag set");
+        for _ in 0..4 {
+            bus.read(0);
+        }
+        assert!(!bus.apu.irq(), "and the read cleared it");
+        assert_eq!(
+            bus.dmc_dma_read(0x0216, 0x4000),
+            0xE1,
+            "A under bits 5-7 of $FF"
+        );
     }
 }

@@ -35,7 +35,7 @@ impl Cpu {
             let dmc_ready = bus.dma.dmc_ready_to_fetch();
             bus.dma.begin_cycle();
             if get && dmc_ready {
-                let value = bus.read(bus.dma.dmc_address);
+                let value = bus.dmc_dma_read(bus.dma.dmc_address, addr);
                 self.poll_interrupts(bus);
                 bus.dmc_dma_complete(value);
             } else if let (true, None, Some(src)) = (get, oam_latch, bus.dma.oam_source()) {
