@@ -238,12 +238,7 @@ impl Bus {
         self.begin_cycle();
         let value = match addr {
             0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
-            0x2000..=0x3FFF => {
-                self.sync_ppu();
-                let value = self.ppu.read_register(addr, &mut self.cart);
-                self.after_ppu_register_access();
-                value
-            }
+            0x2000..=0x3FFF => return self.read_ppu_register(addr),
             0x4000..=0x401F => self.read_io(addr),
             0x8000..=0xFFFF => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
             _ => {
@@ -257,7 +252,19 @@ impl Bus {
             self.open_bus = value;
         }
         self.end_cycle();
-        if addr & 0xE007 == 0x2002 {
+        value
+    }
+
+    /// The read cycle of a PPU register ($2000-$3FFF): the PPU is caught
+    /// up first, and a $2002 read takes its sprite flags late in the cycle.
+    #[inline(never)]
+    fn read_ppu_register(&mut self, addr: u16) -> u8 {
+        self.sync_ppu();
+        let value = self.ppu.read_register(addr, &mut self.cart);
+        self.after_ppu_register_access();
+        self.open_bus = value;
+        self.end_cycle();
+        if addr & 7 == 2 {
             return self.status_sprite_bits_late(value);
         }
         value
