@@ -34,9 +34,6 @@ impl Ppu {
             if visible {
                 self.flush_pixels();
                 self.finish_sprite_evaluation();
-            } else {
-                self.next_sprite_count = 0;
-                self.next_has_sprite0 = false;
             }
             self.increment_y();
             for dot in 257..=320 {
@@ -59,6 +56,7 @@ impl Ppu {
             self.dummy_nametable_fetch(cart);
             if !visible && self.skip_dot {
                 consumed -= 1;
+                self.shift_line0_sprites();
             }
         } else if line < 240 {
             self.dot = 256;

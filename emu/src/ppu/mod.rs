@@ -115,6 +115,11 @@ pub struct Ppu {
     fetch_has_sprite0: bool,
     line_has_sprites: bool,
     sprite_lo_latch: u8,
+    /// The pattern bytes the pre-render line's fetches drew for line 0, by
+    /// slot (bit `slot` of `line0_slots` set when drawn): redrawn shifted
+    /// when the odd-frame skip shortens the pre-render line.
+    line0_patterns: [(u8, u8); 8],
+    line0_slots: u8,
 
     // Loopy's registers.
     v: u16,
@@ -178,6 +183,8 @@ impl Ppu {
             fetch_has_sprite0: false,
             line_has_sprites: false,
             sprite_lo_latch: 0,
+            line0_patterns: [(0, 0); 8],
+            line0_slots: 0,
             v: 0,
             t: 0,
             fine_x: 0,
@@ -338,6 +345,9 @@ impl Ppu {
     #[cold]
     fn maybe_end_scanline(&mut self) {
         let skip = self.dot == 340 && self.skip_dot;
+        if skip {
+            self.shift_line0_sprites();
+        }
         if self.dot == DOTS_PER_SCANLINE || skip {
             self.skip_dot = false;
             self.dot = 0;
@@ -406,9 +416,8 @@ impl Ppu {
                     self.background_fetch(dot, (dot >> 3) as usize + 2, cart);
                 }
                 if dot == 256 {
-                    // No evaluation on the pre-render line: line 0 has no sprites.
-                    self.next_sprite_count = 0;
-                    self.next_has_sprite0 = false;
+                    // No evaluation on the pre-render line: its fetches use
+                    // what secondary OAM still holds (see `sprite_fetch_dot`).
                     self.increment_y();
                 }
             }

@@ -229,6 +229,7 @@ impl Ppu {
                 self.line_sprites = [0; super::WIDTH];
                 self.line_has_sprites = false;
             }
+            self.line0_slots = 0;
         }
         let step = (dot - 257) & 7;
         let slot = ((dot - 257) >> 3) as usize;
@@ -239,8 +240,11 @@ impl Ppu {
             4 | 6 => {
                 // Empty slots fetch too (tile $FF), which only a mapper
                 // watching the bus can notice.
-                let used =
-                    slot < self.fetch_sprite_count as usize && self.scanline != PRE_RENDER_LINE;
+                let used = if self.scanline == PRE_RENDER_LINE {
+                    self.pre_render_slot_in_range(slot)
+                } else {
+                    slot < self.fetch_sprite_count as usize
+                };
                 if !used && !cart.watches_ppu() {
                     return;
                 }
@@ -249,7 +253,12 @@ impl Ppu {
                 if step == 4 {
                     self.sprite_lo_latch = data;
                 } else if used {
-                    self.draw_sprite(slot, data);
+                    if self.scanline == PRE_RENDER_LINE {
+                        self.line0_patterns[slot] = (self.sprite_lo_latch, data);
+                        self.line0_slots |= 1 << slot;
+                    }
+                    let lo = self.sprite_lo_latch;
+                    self.draw_sprite(slot, lo, data, false);
                 }
             }
             _ => {}
@@ -279,10 +288,44 @@ impl Ppu {
         }
     }
 
+    /// Whether the pre-render line's fetch for `slot` loads a sprite for
+    /// line 0. That line has no evaluation, so the fetches see what secondary
+    /// OAM still holds from the last evaluated line (or from before rendering
+    /// was switched off), and the in-range comparison uses the line number's
+    /// low 8 bits: 261 & $FF = 5. Nothing shows in normal frames (line 239's
+    /// sprites have Y >= 224), but a program that switches rendering on
+    /// during the pre-render line can draw a stale sprite on line 0
+    /// (NESdev forum thread 26291; AccuracyCoin "Sprites On Scanline 0").
+    fn pre_render_slot_in_range(&self, slot: usize) -> bool {
+        let y = self.secondary_oam[slot * 4] as u16;
+        (PRE_RENDER_LINE & 0xFF).wrapping_sub(y) < self.sprite_height()
+    }
+
+    /// The odd-frame skip shortened the pre-render line: on a 2C02 the sprites
+    /// its fetches loaded for line 0 come out one dot early, their first
+    /// pixel at x = 0 and the other seven one pixel left of their place
+    /// (AccuracyCoin "Sprites On Scanline 0", composite PPU; a sprite at
+    /// X = 0 is unchanged). Redraws line 0's sprites that way.
+    #[cold]
+    pub(super) fn shift_line0_sprites(&mut self) {
+        if self.line0_slots == 0 {
+            return;
+        }
+        self.line_sprites = [0; super::WIDTH];
+        self.line_has_sprites = false;
+        for slot in 0..8 {
+            if self.line0_slots & 1 << slot != 0 {
+                let (lo, hi) = self.line0_patterns[slot];
+                self.draw_sprite(slot, lo, hi, true);
+            }
+        }
+        self.line0_slots = 0;
+    }
+
     /// Draws a fetched sprite row into the next line's sprite buffer. Lower
-    /// slots were drawn first and keep priority.
-    fn draw_sprite(&mut self, slot: usize, hi: u8) {
-        let lo = self.sprite_lo_latch;
+    /// slots were drawn first and keep priority. `early`: the odd-frame skip
+    /// placement of [`Ppu::shift_line0_sprites`].
+    fn draw_sprite(&mut self, slot: usize, lo: u8, hi: u8, early: bool) {
         if lo | hi == 0 {
             return;
         }
@@ -296,7 +339,11 @@ impl Ppu {
                 0
             };
         for i in 0..8 {
-            let px = x + i;
+            let px = match (early && x != 0, i) {
+                (false, _) => x + i,
+                (true, 0) => 0,
+                (true, _) => x + i - 1,
+            };
             if px >= super::WIDTH {
                 break;
             }
@@ -403,5 +450,42 @@ mod tests {
         ppu.write_register(0x2004, 0x55, &mut cart);
         assert_eq!(ppu.oam_addr, 4);
         assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
+    }
+
+    /// Rendering switched off after line 3 and back on during the pre-render
+    /// line: that line's fetches take the sprite left in secondary OAM
+    /// (Y = 0, in range of line 261 & $FF = 5) and draw its row 5 on line 0,
+    /// at its X on an even frame and with its first pixel at x = 0 on an odd
+    /// frame, whose pre-render line the skip shortens (AccuracyCoin "Sprites
+    /// On Scanline 0").
+    #[test]
+    fn stale_sprite_on_line_0() {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        image[16 + 0x4000 + 16 + 5] = 0x80; // tile 1: one pixel, row 5, column 0
+        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        let mut ppu = Ppu::new();
+        ppu.oam = [0xF8; 256];
+        ppu.oam[..4].copy_from_slice(&[0, 1, 0, 0x40]);
+        let mut at_x = Vec::new();
+        run_to(&mut ppu, &mut cart, 0, 10);
+        for _ in 0..4 {
+            ppu.write_register(0x2001, 0x1E, &mut cart);
+            run_to(&mut ppu, &mut cart, 3, 300);
+            ppu.write_register(0x2001, 0x00, &mut cart);
+            run_to(&mut ppu, &mut cart, 261, 100);
+            ppu.write_register(0x2001, 0x1E, &mut cart);
+            run_to(&mut ppu, &mut cart, 0, 10);
+            let drawn: Vec<usize> = (0..super::super::WIDTH)
+                .filter(|&x| ppu.line_sprites[x] != 0)
+                .collect();
+            assert_eq!(drawn.len(), 1, "one sprite pixel on line 0: {drawn:?}");
+            assert_ne!(ppu.line_sprites[drawn[0]] & 0x80, 0, "it is sprite 0");
+            at_x.push(drawn[0]);
+        }
+        assert!(
+            at_x == [0x40, 0, 0x40, 0] || at_x == [0, 0x40, 0, 0x40],
+            "alternating frames: {at_x:?}"
+        );
     }
 }
