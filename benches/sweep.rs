@@ -37,7 +37,7 @@ fn workload() -> Workload {
 fn replay(c: &mut Criterion) {
     let w = workload();
     let prepared = prepare(&w, None).unwrap();
-    let emulated = emulate(&w.name, prepared, &ProfileSettings::default(), |_| {}).unwrap();
+    let emulated = emulate(&w.name, prepared, &ProfileSettings::default(), |_| true).unwrap();
     let mut group = c.benchmark_group(format!(
         "sweep_replay/{}_5min_{}_batches",
         w.name,

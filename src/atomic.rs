@@ -1,43 +1,251 @@
-//! Writing a whole output file atomically: into a temporary file beside it,
-//! then renamed over it, so an interrupted run leaves the old file or the
-//! new one, never half of one. (The PNG and WAV writers stream into their
-//! own temporary files and rename them the same way.)
+//! Writing output files atomically: each is filled under a temporary name
+//! beside its destination, flushed to disk (fsync) and renamed over it, so
+//! an interrupted or failed run leaves the old file or the new one, never
+//! half of one, and no temporary behind.
+//!
+//! Destinations: a regular file or a new name is replaced; a symlink is
+//! written *through* (its target is replaced and the link kept, as a text
+//! editor does), so a link into another directory keeps working; a
+//! directory, FIFO, device or socket is refused, because replacing it with a
+//! regular file would silently break whatever it was for.
+//!
+//! Live temporaries are registered, so a second Ctrl-C (see
+//! [`crate::signals`]), which exits at once, can still remove them.
 
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
-/// The temporary file `write` fills before the rename: `NAME.EXT.tmp`.
-fn temporary(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
+use parking_lot::Mutex;
+
+use crate::error::BadInput;
+
+/// Temporaries not yet renamed or removed.
+static LIVE: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Removes every live temporary (on a forced exit).
+pub fn remove_all_temporaries() {
+    if let Some(live) = LIVE.lock().take() {
+        for path in live {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The file a write to `path` replaces: `path` itself, or the target of the
+/// symlink it is. An error if that is not a regular file or a new name.
+pub fn destination(path: &Path) -> std::io::Result<PathBuf> {
+    let refuse = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{what}: refusing to replace it with a regular file"),
+        )
+    };
+    let target = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(e),
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(target) => target,
+            Err(_) => return Err(refuse("a dangling symlink")),
+        },
+        Ok(_) => path.to_path_buf(),
+    };
+    let m = std::fs::metadata(&target)?;
+    if m.is_dir() {
+        Err(refuse("a directory"))
+    } else if !m.is_file() {
+        Err(refuse("not a regular file (a FIFO, device or socket)"))
+    } else {
+        Ok(target)
+    }
+}
+
+/// The temporary name for `dest`: `.NAME.PID.tmp` beside it (hidden, and
+/// distinct per process so two runs never share one).
+fn temporary(dest: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(dest.file_name().unwrap_or_default());
+    name.push(format!(".{}.tmp", std::process::id()));
+    dest.with_file_name(name)
+}
+
+/// An output file being written: [`Staged::commit`] makes it appear under
+/// its final name; dropped uncommitted (an error, an interruption), its
+/// temporary is removed and the destination is untouched.
+pub struct Staged {
+    /// The open file, until [`Staged::sync`].
+    file: Option<std::io::BufWriter<File>>,
+    tmp: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Staged {
+    /// Starts writing the file that will replace `path`.
+    pub fn create(path: &Path) -> std::io::Result<Staged> {
+        let dest = destination(path)?;
+        let tmp = temporary(&dest);
+        let file = File::create(&tmp)?;
+        LIVE.lock().get_or_insert_with(HashSet::new).insert(tmp.clone());
+        Ok(Staged {
+            file: Some(std::io::BufWriter::new(file)),
+            tmp,
+            dest,
+            committed: false,
+        })
+    }
+
+    /// The final name (a symlink's target when the path given was one).
+    pub fn destination(&self) -> &Path {
+        &self.dest
+    }
+
+    /// The file being written.
+    fn writer(&mut self) -> std::io::Result<&mut std::io::BufWriter<File>> {
+        self.file
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("write after sync"))
+    }
+
+    /// Flushes the data to disk (fsync) and closes the file; a full disk
+    /// shows here at the latest.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        if let Some(file) = self.file.take() {
+            let file = file.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// [`Staged::sync`], then renames the file into place.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.sync()?;
+        std::fs::rename(&self.tmp, &self.dest)?;
+        self.committed = true;
+        unregister(&self.tmp);
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.file.take();
+            let _ = std::fs::remove_file(&self.tmp);
+            unregister(&self.tmp);
+        }
+    }
+}
+
+fn unregister(tmp: &Path) {
+    if let Some(live) = LIVE.lock().as_mut() {
+        live.remove(tmp);
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer()?.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer()?.flush()
+    }
+}
+
+impl Seek for Staged {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.writer()?.seek(pos)
+    }
 }
 
 /// Writes `bytes` to `path` atomically.
 pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    let tmp = temporary(path);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let mut staged = Staged::create(path)?;
+    staged.write_all(bytes.as_ref())?;
+    staged.commit()
 }
 
-/// [`write`], its error naming the file.
+/// [`write`], its error naming the file; a destination we refuse (see the
+/// module comment) or cannot create is a bad argument (exit 2).
 pub fn write_or_say(path: &Path, bytes: impl AsRef<[u8]>) -> anyhow::Result<()> {
-    write(path, bytes).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    write(path, bytes).map_err(|e| say(path, e))
+}
+
+/// The error for a failed write of `path`: exit 2 when the path itself is
+/// unusable (refused, missing directory, no permission), else exit 1 (a full
+/// disk, an I/O error).
+pub fn say(path: &Path, e: std::io::Error) -> anyhow::Error {
+    use std::io::ErrorKind::*;
+    let text = format!("cannot write {}: {e}", path.display());
+    match e.kind() {
+        InvalidInput | NotFound | PermissionDenied | NotADirectory | IsADirectory
+        | ReadOnlyFilesystem => BadInput(text).into(),
+        _ => anyhow::anyhow!(text),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("nesprof-atomic-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("nesprof-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("replace");
         let path = dir.join("out.txt");
         std::fs::write(&path, "old").unwrap();
         write(&path, "new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        assert!(!temporary(&path).exists());
-        assert_eq!(temporary(&path).file_name().unwrap(), "out.txt.tmp");
+        assert_eq!(entries(&dir), ["out.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_uncommitted_file_leaves_the_old_one() {
+        let dir = scratch("uncommitted");
+        let path = dir.join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        let mut staged = Staged::create(&path).unwrap();
+        staged.write_all(b"half").unwrap();
+        drop(staged);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(entries(&dir), ["out.txt"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn symlinks_are_written_through_and_special_files_refused() {
+        let dir = scratch("links");
+        let target = dir.join("target.txt");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write(&link, "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        let e = write(&dir, "x").unwrap_err();
+        assert!(e.to_string().contains("a directory"), "{e}");
+        let e = write(Path::new("/dev/null"), "x").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+        let e = write(&dir.join("dangling"), "x").unwrap_err();
+        assert!(e.to_string().contains("dangling"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,14 +3,51 @@ use std::process::ExitCode;
 use clap::Parser;
 use nesprof::cli::{self, Cli};
 use nesprof::error::{BadInput, EXIT_BAD_INPUT};
+use nesprof::signals::{Interrupted, EXIT_INTERRUPTED};
+
+/// A usage error in one line (the error and any tip, without the usage
+/// block), exit 2; help and version go out as clap prints them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .collect();
+    let mut line = String::new();
+    for part in parts {
+        if !line.is_empty() {
+            line.push_str(if part.starts_with("tip:") { "; " } else { " " });
+        }
+        line.push_str(part);
+    }
+    eprintln!("{line} (see --help)");
+    ExitCode::from(EXIT_BAD_INPUT)
+}
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match cli::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            if e.downcast_ref::<BadInput>().is_some() {
+            if e.downcast_ref::<Interrupted>().is_some() {
+                ExitCode::from(EXIT_INTERRUPTED)
+            } else if e.downcast_ref::<BadInput>().is_some() {
                 ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::FAILURE

@@ -42,3 +42,110 @@ pub fn spacing() -> impl TypedValueParser<Value = Spacing> {
 pub fn builder() -> impl TypedValueParser<Value = BuilderKind> {
     choice(&BuilderKind::ALL, BuilderKind::name)
 }
+
+/// A whole-number option in `min..=max`; anything else is refused at parse
+/// time with one line naming the range (clap adds the option's name).
+pub fn whole(min: u64, max: u64) -> impl TypedValueParser<Value = u64> {
+    move |text: &str| -> Result<u64, String> {
+        match text.trim().parse::<u64>() {
+            Ok(v) if (min..=max).contains(&v) => Ok(v),
+            _ => Err(format!("must be a whole number from {min} to {max}")),
+        }
+    }
+}
+
+/// A real-number option, finite and in `min..=max` (above `min` when
+/// `min_excluded`): NaN, infinities and out-of-range values are refused, so
+/// no later arithmetic on them can overflow or run forever.
+pub fn real(min: f64, max: f64, min_excluded: bool) -> impl TypedValueParser<Value = f64> {
+    move |text: &str| -> Result<f64, String> {
+        let ok = |v: f64| v.is_finite() && v <= max && if min_excluded { v > min } else { v >= min };
+        match text.trim().parse::<f64>() {
+            Ok(v) if ok(v) => Ok(v),
+            _ if min_excluded => Err(format!("must be a number above {min} and at most {max}")),
+            _ => Err(format!("must be a number from {min} to {max}")),
+        }
+    }
+}
+
+/// `--frames`: 1 to 100 million frames (about 19 days of emulated time).
+pub const MAX_FRAMES: u64 = 100_000_000;
+/// `--frames N`.
+pub fn frames() -> impl TypedValueParser<Value = u64> {
+    whole(1, MAX_FRAMES)
+}
+
+/// `--minutes`: above 0, at most 100 000 (the frame count it gives stays
+/// within [`MAX_FRAMES`]).
+pub const MAX_MINUTES: f64 = 100_000.0;
+/// `--minutes M`.
+pub fn minutes() -> impl TypedValueParser<Value = f64> {
+    real(0.0, MAX_MINUTES, true)
+}
+
+/// `--interval-ms`: from 0.01 ms (about 18 CPU cycles) to one minute.
+pub fn interval_ms() -> impl TypedValueParser<Value = f64> {
+    real(0.01, 60_000.0, false)
+}
+
+/// `--jitter-ms`: from 0 to one minute.
+pub fn jitter_ms() -> impl TypedValueParser<Value = f64> {
+    real(0.0, 60_000.0, false)
+}
+
+/// `--batch`: 1 to 10 000 instructions (the sampler reserves room for 64
+/// batches of twice this many records, so this bounds it to tens of MB).
+pub fn batch() -> impl TypedValueParser<Value = usize> {
+    whole(1, 10_000).map(|v| v as usize)
+}
+
+/// `--jobs`: 1 to 256 worker threads.
+pub fn jobs() -> impl TypedValueParser<Value = usize> {
+    whole(1, 256).map(|v| v as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Args {
+        #[arg(long, value_parser = frames())]
+        frames: Option<u64>,
+        #[arg(long, value_parser = minutes())]
+        minutes: Option<f64>,
+        #[arg(long, value_parser = jitter_ms())]
+        jitter_ms: Option<f64>,
+    }
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn numbers_in_range_are_accepted() {
+        let a = parse(&["--frames", "60", "--minutes", "0.5", "--jitter-ms", "0"]).unwrap();
+        assert_eq!((a.frames, a.minutes, a.jitter_ms), (Some(60), Some(0.5), Some(0.0)));
+    }
+
+    #[test]
+    fn bad_numbers_are_refused_naming_the_range() {
+        for args in [
+            ["--frames", "0"],
+            ["--frames", "18446744073709551616"],
+            ["--frames", "1.5"],
+            ["--minutes", "inf"],
+            ["--minutes", "nan"],
+            ["--minutes", "0"],
+            ["--minutes", "1e308"],
+            ["--jitter-ms", "inf"],
+            ["--jitter-ms", "60001"],
+        ] {
+            let e = parse(&args).expect_err(&format!("{args:?} accepted"));
+            let text = e.to_string();
+            assert!(text.contains(args[0]), "{args:?}: {text}");
+            assert!(text.contains("must be a"), "{args:?}: {text}");
+        }
+    }
+}

@@ -1,7 +1,6 @@
 //! PNG screenshots of the emulated picture (256×240, NTSC palette, emphasis
 //! applied per row), written atomically (temporary file + rename).
 
-use std::io::BufWriter;
 use std::path::Path;
 
 use anyhow::Context;
@@ -21,11 +20,9 @@ pub fn frame_rgb(nes: &Nes, table: &[u32]) -> Vec<u32> {
 
 /// Writes 0x00RRGGBB pixels as an RGB PNG.
 pub fn write_png(path: &Path, width: usize, height: usize, pixels: &[u32]) -> anyhow::Result<()> {
-    let tmp = path.with_extension("png.tmp");
-    // An output path that cannot be created is a bad argument (exit 2).
-    let file = std::fs::File::create(&tmp)
-        .map_err(|e| crate::error::BadInput(format!("cannot create {}: {e}", tmp.display())))?;
-    let mut encoder = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
+    let say = |e: std::io::Error| crate::atomic::say(path, e);
+    let mut file = crate::atomic::Staged::create(path).map_err(say)?;
+    let mut encoder = png::Encoder::new(&mut file, width as u32, height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header()?;
@@ -33,10 +30,13 @@ pub fn write_png(path: &Path, width: usize, height: usize, pixels: &[u32]) -> an
         .iter()
         .flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8])
         .collect();
-    writer.write_image_data(&bytes)?;
-    writer.finish()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    writer
+        .write_image_data(&bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    writer
+        .finish()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    file.commit().map_err(say)
 }
 
 /// Writes the last frame of `nes` to `path`.

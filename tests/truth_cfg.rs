@@ -141,7 +141,7 @@ fn run_movie(
             engine,
             ..ProfileSettings::default()
         };
-        let run = session::run(&mut nes, Some(replay), frames, &settings, |_| {}).unwrap();
+        let run = session::run(&mut nes, Some(replay), frames, &settings, |_| true).unwrap();
         return (
             vec![run.frame_hash, run.ram_hash],
             Some(run.truth.clone()),
@@ -324,7 +324,7 @@ fn replaying_the_stream_gives_the_live_graph() {
                 builder: kind,
                 ..ProfileSettings::default()
             };
-            let run = session::run(&mut nes, Some(&replay), FRAMES, &settings, |_| {}).unwrap();
+            let run = session::run(&mut nes, Some(&replay), FRAMES, &settings, |_| true).unwrap();
             assert_eq!(run.dropped_batches, 0);
             let replayed = session::replay_batches(&run.batches, kind, gfc::THESIS_BEST);
             let live = (

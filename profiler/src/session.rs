@@ -250,13 +250,15 @@ pub struct ProfileRun {
 
 /// Runs `nes` (already powered on, probes not yet attached) until frame
 /// `frames`, replaying `replay` if given, in a [`Session`] that records
-/// everything. `progress(frame)` is called after each frame.
+/// everything. `progress(frame)` is called after each frame; when it
+/// returns false (the user interrupted the run) the run ends there, and the
+/// caller, which asked for that, discards the partial result.
 pub fn run(
     nes: &mut Nes,
     replay: Option<&Replay>,
     frames: u64,
     settings: &ProfileSettings,
-    mut progress: impl FnMut(u64),
+    mut progress: impl FnMut(u64) -> bool,
 ) -> Result<ProfileRun, String> {
     let mut session = Session::attach(nes, settings, Recording::default());
     while nes.frame_count() < frames {
@@ -268,7 +270,9 @@ pub fn run(
         }
         nes.run_frame();
         session.after_frame(nes);
-        progress(nes.frame_count());
+        if !progress(nes.frame_count()) {
+            break;
+        }
     }
     let finished = session.finish(nes);
     let counts = finished.counts.expect("flow counts recorded");

@@ -1,6 +1,6 @@
-//! WAV output for `nesprof run --wav`: 16-bit mono PCM. The file is written
-//! to a temporary name beside the target and renamed into place, so an
-//! interrupted run never leaves a truncated WAV under the requested name.
+//! WAV output for `nesprof run --wav`: 16-bit mono PCM, written atomically
+//! (see `crate::atomic`), so an interrupted run or a full disk never leaves
+//! a truncated WAV under the requested name.
 
 use std::path::Path;
 
@@ -19,15 +19,9 @@ pub fn write_wav(path: &Path, sample_rate: u32, samples: &[f32]) -> anyhow::Resu
         bits_per_sample: 16,
         sample_format: hound::SampleFormat::Int,
     };
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
+    let mut file = crate::atomic::Staged::create(path).map_err(|e| crate::atomic::say(path, e))?;
     let result = (|| -> anyhow::Result<()> {
-        let mut writer = hound::WavWriter::create(&tmp, spec)?;
+        let mut writer = hound::WavWriter::new(&mut file, spec)?;
         {
             let mut w = writer.get_i16_writer(samples.len() as u32);
             for &s in samples {
@@ -36,13 +30,10 @@ pub fn write_wav(path: &Path, sample_rate: u32, samples: &[f32]) -> anyhow::Resu
             w.flush()?;
         }
         writer.finalize()?;
-        std::fs::rename(&tmp, path)?;
         Ok(())
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("{}: cannot write WAV", path.display()))
+    result.with_context(|| format!("{}: cannot write WAV", path.display()))?;
+    file.commit().map_err(|e| crate::atomic::say(path, e))
 }
 
 /// Reads a 16-bit mono WAV back as (sample rate, samples in -1..1).

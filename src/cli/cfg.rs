@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Subcommand};
 use emu::nes::Engine;
 use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
@@ -47,8 +48,8 @@ pub struct RecordArgs {
     /// Replay this FCEUX movie while recording.
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
-    /// Frames to run (default: the movie's length, else 600).
-    #[arg(long)]
+    /// Frames to run (default: the movie's length, else 600), 1 to 100000000.
+    #[arg(long, value_parser = crate::options::frames())]
     pub frames: Option<u64>,
     /// CPU engine; both record the identical CFG.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
@@ -96,8 +97,8 @@ pub struct DotArgs {
 pub struct DiffArgs {
     pub a: PathBuf,
     pub b: PathBuf,
-    /// Most differences listed per kind.
-    #[arg(long, default_value_t = 20)]
+    /// Most differences listed per kind, 0 to 1000000.
+    #[arg(long, default_value = "20", value_parser = crate::options::whole(0, 1_000_000).map(|v| v as usize))]
     pub limit: usize,
 }
 
@@ -158,12 +159,11 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
         truth,
         disasm,
     );
-    record.write(&args.out)?;
+    crate::atomic::write_or_say(&args.out, record.to_ron())?;
     if let Some(path) = &args.dot {
         let title = format!("{rom_name}: exact CFG, {} frames", record.frames);
         let text = profiler::dot::render(&record.cfg, Some(&h90), &record.disasm, &title);
-        std::fs::write(path, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        crate::atomic::write_or_say(path, text)?;
     }
     emit(&format!(
         "frames={} instructions={} blocks={} edges={} edges_h90={} fps={:.1} frame_hash={:016x}",
@@ -223,8 +223,9 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             cfg: cfg.clone(),
             ..truth.clone()
         };
-        record("sampled", hot).write(&out.join("hot_cfg.ron"))?;
-        record("edge_profile", profile).write(&out.join("edge_profile.ron"))?;
+        let mut outputs = crate::output_set::OutputSet::new(out)?;
+        outputs.write("hot_cfg.ron", record("sampled", hot).to_ron())?;
+        outputs.write("edge_profile.ron", record("edge_profile", profile).to_ron())?;
         let title = format!(
             "{}: hot CFG ({}, replayed)",
             truth.rom_name,
@@ -235,7 +236,8 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             }
         );
         let dot = profiler::dot::render(hot, Some(&hot_truth.h90), &truth.disasm, &title);
-        crate::atomic::write_or_say(&out.join("hot_cfg.dot"), dot)?;
+        outputs.write("hot_cfg.dot", dot)?;
+        outputs.commit()?;
     }
     emit(&crate::cli::profile::metric_line(
         &metrics,
@@ -257,8 +259,7 @@ fn dot(args: DotArgs) -> anyhow::Result<ExitCode> {
         profiler::dot::render(&record.cfg, Some(&h90), &record.disasm, &title)
     };
     match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?,
+        Some(path) => crate::atomic::write_or_say(path, text)?,
         None => {
             for line in text.lines() {
                 emit(line);

@@ -37,16 +37,16 @@ pub struct GenArgs {
     /// Seed of the bot's random choices: the same seed gives the same movie.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Length of the movie in frames (18000 = 5 minutes).
-    #[arg(long, default_value_t = 18000)]
+    /// Length of the movie in frames (18000 = 5 minutes), 1 to 100000000.
+    #[arg(long, default_value = "18000", value_parser = crate::options::frames())]
     pub frames: u64,
     /// Where to write the movie.
     #[arg(long, value_name = "F.fm2")]
     pub out: PathBuf,
     /// Tap Start (twice, ~12 frames apart) every this many frames, to get
     /// past animated title screens and restart finished games; 0 = never.
-    /// Screens that stop changing get a Start tap regardless.
-    #[arg(long, default_value_t = 900)]
+    /// Screens that stop changing get a Start tap regardless. 0 to 100000000.
+    #[arg(long, default_value = "900", value_parser = crate::options::whole(0, crate::options::MAX_FRAMES))]
     pub start_every: u64,
 }
 
@@ -98,7 +98,7 @@ fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
         header: new_movie_header(&args.rom, &rom_bytes, args.seed, comment),
         frames,
     };
-    movie.save(&args.out).map_err(movie_error)?;
+    crate::atomic::write_or_say(&args.out, movie.to_fm2())?;
     emit(&format!(
         "wrote {} ({} frames, seed {}) frame_hash={:016x} ram_hash={:016x}",
         args.out.display(),

@@ -27,8 +27,8 @@ pub struct PlayArgs {
     /// Defaults: arrows, X = A, Z = B, Enter = Start, Right Shift = Select.
     #[arg(long, default_value = "")]
     pub keys: String,
-    /// Quit after this many frames (for scripted runs).
-    #[arg(long)]
+    /// Quit after this many frames (for scripted runs), 1 to 100000000.
+    #[arg(long, value_parser = crate::options::frames())]
     pub frames: Option<u64>,
     /// No sound.
     #[arg(long)]

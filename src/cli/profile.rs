@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
 use emu::clock::minutes_to_frames;
 use emu::nes::Engine;
@@ -20,6 +19,7 @@ use crate::emit::emit;
 use crate::error::BadInput;
 use crate::open::open;
 use crate::options;
+use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
 
 #[derive(Debug, Args)]
@@ -29,29 +29,31 @@ pub struct ProfileArgs {
     /// Replay this FCEUX movie while profiling.
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
-    /// Emulated minutes to run (default: the movie's length, else 5).
-    #[arg(long, conflicts_with = "frames")]
+    /// Emulated minutes to run, above 0 and at most 100000 (default: the
+    /// movie's length, else 5).
+    #[arg(long, conflicts_with = "frames", value_parser = options::minutes())]
     pub minutes: Option<f64>,
-    /// Frames to run instead of --minutes.
-    #[arg(long)]
+    /// Frames to run instead of --minutes, 1 to 100000000.
+    #[arg(long, value_parser = options::frames())]
     pub frames: Option<u64>,
     /// What starts a batch: a real-time timer thread (as in the thesis) or
     /// emulated time (deterministic; the default).
     #[arg(long, value_parser = options::trigger(), default_value = "emulated")]
     pub trigger: Trigger,
-    /// X: milliseconds between batches.
-    #[arg(long, default_value_t = 3.0)]
+    /// X: milliseconds between batches, 0.01 to 60000.
+    #[arg(long, default_value = "3", value_parser = options::interval_ms())]
     pub interval_ms: f64,
-    /// N: consecutive instructions per batch.
-    #[arg(long, default_value_t = 25)]
+    /// N: consecutive instructions per batch, 1 to 10000.
+    #[arg(long, default_value = "25", value_parser = options::batch())]
     pub batch: usize,
     /// Emulated trigger only: how the intervals of mean X are drawn —
     /// uniformly from [X/2, 3X/2] (so the sampler cannot phase-lock with the
     /// 60 Hz frame), or exactly X.
     #[arg(long, value_parser = options::spacing(), default_value = "uniform")]
     pub spacing: Spacing,
-    /// Emulated trigger only: random extra delay of up to this many ms.
-    #[arg(long, default_value_t = 0.0)]
+    /// Emulated trigger only: random extra delay of up to this many ms (0 to
+    /// 60000).
+    #[arg(long, default_value = "0", value_parser = options::jitter_ms())]
     pub jitter_ms: f64,
     /// Seed of the trigger's random intervals and jitter.
     #[arg(long, default_value_t = 0)]
@@ -80,9 +82,7 @@ fn stem(path: &Path) -> String {
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
-    if args.interval_ms.is_nan() || args.interval_ms <= 0.0 || args.batch == 0 {
-        return Err(BadInput("--interval-ms must be > 0 and --batch at least 1".into()).into());
-    }
+    crate::signals::install();
     let opened = open(&args.rom, args.movie.as_deref())?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match (args.frames, args.minutes) {
@@ -106,15 +106,18 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(format!("profile-{}", stem(&args.rom))));
-    std::fs::create_dir_all(&out_dir)
-        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    // Every output is staged and the set committed at the end: an
+    // interrupted or failed run leaves the previous outputs as they were.
+    let mut outputs = OutputSet::new(&out_dir)?;
 
     let bar = frames_bar(frames, &stem(&args.rom));
     let result = session::run(&mut nes, replay.as_ref(), frames, &settings, |f| {
-        bar.set_position(f)
+        bar.set_position(f);
+        !crate::signals::stop_requested()
     })
     .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
     bar.finish_and_clear();
+    crate::signals::check()?;
 
     let truth = HotTruth::new(&result.truth);
     let h90: &gfc::Cfg = &truth.h90;
@@ -136,7 +139,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let truth_disasm = profiler::report::disassemble(&result.truth, &result.counts, &nes);
     let hot_disasm = profiler::report::disassemble(hot, &result.counts, &nes);
-    profiler::report::record(
+    let ron = profiler::report::record(
         "truth",
         &rom_name,
         &rom_bytes,
@@ -144,8 +147,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         result.truth.clone(),
         truth_disasm,
     )
-    .write(&out_dir.join("truth.ron"))?;
-    profiler::report::record(
+    .to_ron();
+    outputs.write("truth.ron", ron)?;
+    let ron = profiler::report::record(
         "sampled",
         &rom_name,
         &rom_bytes,
@@ -153,9 +157,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         hot.clone(),
         hot_disasm.clone(),
     )
-    .write(&out_dir.join("hot_cfg.ron"))?;
+    .to_ron();
+    outputs.write("hot_cfg.ron", ron)?;
     let profile_disasm = profiler::report::disassemble(profile, &result.counts, &nes);
-    profiler::report::record(
+    let ron = profiler::report::record(
         "edge_profile",
         &rom_name,
         &rom_bytes,
@@ -163,14 +168,15 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         profile.clone(),
         profile_disasm,
     )
-    .write(&out_dir.join("edge_profile.ron"))?;
+    .to_ron();
+    outputs.write("edge_profile.ron", ron)?;
     let dot = profiler::dot::render(
         hot,
         Some(h90),
         &hot_disasm,
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
     );
-    atomic::write_or_say(&out_dir.join("hot_cfg.dot"), dot)?;
+    outputs.write("hot_cfg.dot", dot)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
@@ -182,18 +188,22 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         spacing: args.spacing.name().to_string(),
         seed: args.seed,
     };
-    let mut writer = StreamWriter::create(&out_dir.join("samples.bin"), &header)?;
+    let samples_path = out_dir.join("samples.bin");
+    let io = |e: std::io::Error| atomic::say(&samples_path, e);
+    let mut writer = StreamWriter::new(outputs.stage("samples.bin")?, &header).map_err(io)?;
     for batch in &result.batches {
-        writer.batch(batch)?;
+        writer.batch(batch).map_err(io)?;
     }
-    writer.finish(&StreamTrailer {
+    let samples = writer.finish(&StreamTrailer {
         executed_instructions: result.executed_instructions,
         sampled_instructions: result.sampled_instructions,
         batches: result.batches.len() as u64,
         dropped_batches: result.dropped_batches,
         frames: result.frames,
         frame_hash: result.frame_hash,
-    })?;
+    })
+    .map_err(io)?;
+    outputs.add("samples.bin", samples)?;
 
     let mut report = String::new();
     let _ = writeln!(report, "nesprof profile report");
@@ -256,7 +266,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if result.dropped_batches > 0 {
         let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
-    atomic::write_or_say(&out_dir.join("report.txt"), &report)?;
+    outputs.write("report.txt", &report)?;
+    outputs.commit()?;
     eprint!("{report}");
     eprintln!("wrote {}", out_dir.display());
     emit(&metric_line(&metrics, result.frame_hash));

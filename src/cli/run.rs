@@ -21,8 +21,8 @@ pub struct RunArgs {
     /// The iNES (.nes) file to run.
     pub rom: PathBuf,
     /// Stop at the end of this frame (counted from power-on). Default: 600,
-    /// or with --movie the movie's length.
-    #[arg(long)]
+    /// or with --movie the movie's length. 1 to 100000000.
+    #[arg(long, value_parser = crate::options::frames())]
     pub frames: Option<u64>,
     /// Replay this FCEUX movie: frame k reads input line k. The machine
     /// powers on as FCEUX does for movies (see `emu::movie`).

@@ -16,7 +16,7 @@ use gfc::{GfcParams, THESIS_BEST};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use profiler::session::ProfileSettings;
 
-use crate::atomic::write_or_say as write;
+use crate::output_set::OutputSet;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::options;
@@ -102,24 +102,24 @@ pub struct SweepArgs {
     )]
     pub only: Vec<String>,
     /// Emulated minutes per workload (default: each workload's own, else the
-    /// movie's length, else 5).
-    #[arg(long)]
+    /// movie's length, else 5); above 0, at most 100000.
+    #[arg(long, value_parser = crate::options::minutes())]
     pub minutes: Option<f64>,
     /// Output directory.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// X: milliseconds of emulated time between batches.
-    #[arg(long, default_value_t = 3.0)]
+    /// X: milliseconds of emulated time between batches, 0.01 to 60000.
+    #[arg(long, default_value = "3", value_parser = crate::options::interval_ms())]
     pub interval_ms: f64,
-    /// N: consecutive instructions per batch.
-    #[arg(long, default_value_t = 25)]
+    /// N: consecutive instructions per batch, 1 to 10000.
+    #[arg(long, default_value = "25", value_parser = crate::options::batch())]
     pub batch: usize,
     /// How the intervals of mean X are drawn: uniformly from [X/2, 3X/2]
     /// (the default), or exactly X (the sampler of earlier versions).
     #[arg(long, value_parser = options::spacing(), default_value = "uniform")]
     pub spacing: Spacing,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, 1 to 256 (default: all cores).
+    #[arg(long, value_parser = crate::options::jobs())]
     pub jobs: Option<usize>,
     /// CPU engine for the emulations.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
@@ -131,20 +131,10 @@ pub struct SweepArgs {
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let threads = args.jobs.unwrap_or_else(run::default_threads);
-    if threads == 0 {
-        return Err(BadInput("--jobs must be at least 1".into()).into());
-    }
     if args.bless {
         return bless(threads);
     }
-    if !(args.interval_ms.is_finite() && args.interval_ms > 0.0) || args.batch == 0 {
-        return Err(BadInput("--interval-ms must be > 0 and --batch at least 1".into()).into());
-    }
-    if let Some(m) = args.minutes {
-        if !(m.is_finite() && m > 0.0) {
-            return Err(BadInput(format!("--minutes must be positive, got {m}")).into());
-        }
-    }
+    crate::signals::install();
     let list = workload_list(&args)?;
     let settings = ProfileSettings {
         interval_ms: args.interval_ms,
@@ -154,9 +144,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         ..ProfileSettings::default()
     };
     // Checked before the (minutes-long) run, and a bad --out is a bad
-    // argument: exit 2.
-    std::fs::create_dir_all(args.out.join("cfg"))
-        .map_err(|e| BadInput(format!("--out: cannot create {}: {e}", args.out.display())))?;
+    // argument: exit 2. Every output is staged and the set committed at
+    // the end, so an interrupted run leaves the previous outputs as they were.
+    let mut outputs = OutputSet::new(&args.out)?;
 
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
     eprintln!(
@@ -170,6 +160,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let bars = Bars::new(list.len(), configs.len());
     let outcome = run::sweep(&list, &configs, args.minutes, &settings, threads, &bars);
     bars.finish();
+    crate::signals::check()?;
 
     for m in &outcome.skipped {
         eprintln!("skipped: {m}");
@@ -183,25 +174,26 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
 
     let report = tables::report(results);
-    write(&args.out.join("tables.md"), &report)?;
-    write(&args.out.join("sweep.csv"), csv::sweep_csv(results))?;
-    write(&args.out.join("workloads.csv"), csv::workloads_csv(results))?;
+    outputs.write("tables.md", &report)?;
+    outputs.write("sweep.csv", csv::sweep_csv(results))?;
+    outputs.write("workloads.csv", csv::workloads_csv(results))?;
     for r in results {
         for (suffix, record) in [
             ("h90", &r.h90_record),
             ("hot_thesis_best", &r.best_record),
             ("hot_trace", &r.trace_record),
         ] {
-            let path = args
-                .out
-                .join("cfg")
-                .join(format!("{}.{suffix}.ron", r.name));
-            record.write(&path)?;
+            outputs.write(&format!("cfg/{}.{suffix}.ron", r.name), record.to_ron())?;
         }
     }
-    let svgs = plots::write_all(results, &args.out)?;
+    let mut svgs = Vec::new();
+    for (name, svg) in plots::render_all(results)? {
+        outputs.write(&name, svg)?;
+        svgs.push(name);
+    }
     let timing = timing(&outcome, threads);
-    write(&args.out.join("timing.txt"), &timing)?;
+    outputs.write("timing.txt", &timing)?;
+    outputs.commit()?;
 
     // The tables are the command's product: stdout. Notes go to stderr.
     for line in report.lines() {

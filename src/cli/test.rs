@@ -26,8 +26,8 @@ pub struct TestArgs {
     /// Replay this FCEUX movie into each ROM (for tests that ask for input).
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
-    /// Give up on a ROM after this many frames.
-    #[arg(long, default_value_t = TestOptions::default().max_frames)]
+    /// Give up on a ROM after this many frames, 1 to 100000000.
+    #[arg(long, default_value_t = TestOptions::default().max_frames, value_parser = crate::options::frames())]
     pub max_frames: u64,
     /// Also print what passing ROMs reported.
     #[arg(long, short)]

@@ -15,8 +15,8 @@ pub struct TraceArgs {
     /// nestest automation mode: start at $C000 instead of the reset vector.
     #[arg(long)]
     pub nestest: bool,
-    /// How many instructions to trace.
-    #[arg(long, default_value_t = 100)]
+    /// How many instructions to trace, 0 to 1000000000.
+    #[arg(long, default_value = "100", value_parser = crate::options::whole(0, 1_000_000_000))]
     pub instructions: u64,
 }
 

@@ -321,7 +321,9 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let interrupted = record::interrupt_flag();
+    // Ctrl-C, SIGTERM and SIGHUP end the loop as closing the window does,
+    // so a recording is saved.
+    crate::signals::install();
     let panel_width = overlay.as_ref().map_or(0, |o| o.layout().width as usize);
     let stride = WIDTH * scale + panel_width;
     let title = format!(
@@ -354,7 +356,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
 
     while window.is_open()
         && !window.is_key_down(Key::Escape)
-        && !interrupted.load(std::sync::atomic::Ordering::Relaxed)
+        && !crate::signals::stop_requested()
     {
         if window.is_key_pressed(Key::P, KeyRepeat::No) {
             paused = !paused;

@@ -1,13 +1,11 @@
 //! `play --record`: the keyboard input of every frame, kept as an FCEUX movie.
 //! The machine powers on as FCEUX does for a movie, so `--movie` (or `run
 //! --movie`) replays the recording to the same frames. The file is written
-//! atomically (temporary file + rename) every few seconds and when the
-//! window closes; Ctrl-C closes the window the same way, so the recording is
-//! kept.
+//! atomically (temporary file, fsync, rename) every 10 s of play and when
+//! the window closes; Ctrl-C, SIGTERM and SIGHUP (the terminal closing) close
+//! the window the same way (see `crate::signals`), so the recording is kept.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
 
 use emu::movie::{FrameInput, Movie};
 use emu::Nes;
@@ -83,9 +81,8 @@ impl Recorder {
     }
 
     fn save(&self) -> anyhow::Result<()> {
-        self.movie
-            .save(&self.path)
-            .map_err(|e| BadInput(format!("--record: {e}")).into())
+        crate::atomic::write(&self.path, self.movie.to_fm2())
+            .map_err(|e| BadInput(format!("--record: cannot write {}: {e}", self.path.display())).into())
     }
 
     /// Saves the recording and reports where the machine ended, in the
@@ -107,18 +104,4 @@ impl Recorder {
     }
 }
 
-/// Set when the user presses Ctrl-C; the window loop then ends as if closed.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let set = flag.clone();
-        if let Err(e) = ctrlc::set_handler(move || {
-            set.store(true, std::sync::atomic::Ordering::Relaxed);
-        }) {
-            eprintln!("warning: cannot catch Ctrl-C ({e}); a recording is still saved every 10 s");
-        }
-        flag
-    })
-    .clone()
-}
+

@@ -84,8 +84,14 @@ fn plot_err(path: &Path) -> impl Fn(String) -> anyhow::Error + '_ {
     move |e| anyhow!("plotting {}: {e}", path.display())
 }
 
-/// Writes the 3 × 3-panel heatmap of `value`.
-pub fn heatmap(results: &[WorkloadResult], value: HeatValue, path: &Path) -> anyhow::Result<()> {
+/// Draws the 3 × 3-panel heatmap of `value` into `svg` (`path` names it in
+/// errors).
+fn heatmap(
+    results: &[WorkloadResult],
+    value: HeatValue,
+    path: &Path,
+    svg: &mut String,
+) -> anyhow::Result<()> {
     let means = config_means(results);
     if means.is_empty() {
         return Ok(());
@@ -106,7 +112,7 @@ pub fn heatmap(results: &[WorkloadResult], value: HeatValue, path: &Path) -> any
     let norm = |v: f64| (v - lo) / (hi - lo);
 
     let err = plot_err(path);
-    let root = SVGBackend::new(path, (1500, 1320)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1500, 1320)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let (title, body) = root.split_vertically(80);
     let names: Vec<&str> = results.iter().map(|r| r.name.as_str()).collect();
@@ -305,14 +311,18 @@ fn draw_marker<DB: DrawingBackend>(
 /// Writes the similarity-vs-sampled_pct scatter: the thesis' similarity on
 /// the left, our H99 similarity on the right, the legend below; every
 /// GFCGaussiano configuration as a point, the trace builder as a bar.
-pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow::Result<()> {
+fn similarity_vs_sampled(
+    results: &[WorkloadResult],
+    path: &Path,
+    svg: &mut String,
+) -> anyhow::Result<()> {
     if results.is_empty() {
         return Ok(());
     }
     let err = plot_err(path);
     let legend_rows = results.len().div_ceil(4) + 2;
     let height = 700 + 26 * legend_rows as u32;
-    let root = SVGBackend::new(path, (1500, height)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1500, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let (title, rest) = root.split_vertically(60);
     let (body, legend) = rest.split_vertically(640);
@@ -447,18 +457,26 @@ pub fn similarity_vs_sampled(results: &[WorkloadResult], path: &Path) -> anyhow:
 }
 
 /// Writes every plot into `dir`; returns the files written.
-pub fn write_all(results: &[WorkloadResult], dir: &Path) -> anyhow::Result<Vec<String>> {
+/// The sweep's plots as (file name, SVG text), drawn in memory so that the
+/// files are written whole with the rest of the outputs.
+pub fn render_all(results: &[WorkloadResult]) -> anyhow::Result<Vec<(String, String)>> {
     let files = [
         "heatmap_similarity.svg",
         "heatmap_similarity_h99.svg",
         "similarity_vs_sampled.svg",
     ];
-    heatmap(results, HeatValue::Similarity, &dir.join(files[0]))
+    let mut svgs = vec![String::new(), String::new(), String::new()];
+    heatmap(results, HeatValue::Similarity, Path::new(files[0]), &mut svgs[0])
         .context("heatmap of similarity")?;
-    heatmap(results, HeatValue::SimilarityH99, &dir.join(files[1]))
+    heatmap(results, HeatValue::SimilarityH99, Path::new(files[1]), &mut svgs[1])
         .context("heatmap of H99 similarity")?;
-    similarity_vs_sampled(results, &dir.join(files[2])).context("scatter plot")?;
-    Ok(files.iter().map(|f| f.to_string()).collect())
+    similarity_vs_sampled(results, Path::new(files[2]), &mut svgs[2]).context("scatter plot")?;
+    Ok(files
+        .iter()
+        .zip(svgs)
+        .filter(|(_, svg)| !svg.is_empty())
+        .map(|(f, svg)| (f.to_string(), svg))
+        .collect())
 }
 
 #[cfg(test)]

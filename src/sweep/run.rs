@@ -144,12 +144,13 @@ fn file_name(p: &Path) -> String {
 }
 
 /// Emulates a prepared workload with the truth recorder and the sampler.
-/// `progress(frame)` is called after each frame.
+/// `progress(frame)` is called after each frame; false stops the run (see
+/// `profiler::session::run`).
 pub fn emulate(
     name: &str,
     mut p: Prepared,
     settings: &ProfileSettings,
-    progress: impl FnMut(u64),
+    progress: impl FnMut(u64) -> bool,
 ) -> Result<Emulated, WorkloadError> {
     let run = session::run(&mut p.nes, p.replay.as_ref(), p.frames, settings, progress)
         .map_err(|e| WorkloadError::Bad(format!("{name}: {e}")))?;
@@ -428,6 +429,10 @@ pub fn sweep(
     let next = || {
         let mut q = queue.lock().expect("queue lock");
         loop {
+            // A termination signal: no new work; the caller writes nothing.
+            if crate::signals::stop_requested() {
+                return None;
+            }
             if let Some(job) = q.next_job(workloads.len(), configs) {
                 return Some(job);
             }
@@ -459,7 +464,10 @@ pub fn sweep(
                     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
                         prepare(w, minutes).and_then(|p| {
                             observer.emulating(index, &w.name, p.frames);
-                            emulate(&w.name, p, settings, |f| observer.frame(index, f))
+                            emulate(&w.name, p, settings, |f| {
+                                observer.frame(index, f);
+                                !crate::signals::stop_requested()
+                            })
                         })
                     }))
                     .unwrap_or_else(|panic| {
