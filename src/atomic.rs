@@ -61,6 +61,25 @@ pub fn destination(path: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Checks, before a long run, that `path` can be written at its end: a
+/// destination we accept (see the module comment) in an existing directory.
+/// The error is a bad argument (exit 2) naming the path.
+pub fn check(path: &Path) -> anyhow::Result<()> {
+    let dest = destination(path).map_err(|e| say(path, e))?;
+    let parent = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        let e = std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no directory {}", parent.display()),
+        );
+        return Err(say(path, e));
+    }
+    Ok(())
+}
+
 /// The temporary name for `dest`: `.NAME.PID.tmp` beside it (hidden, and
 /// distinct per process so two runs never share one).
 fn temporary(dest: &Path) -> PathBuf {
@@ -87,7 +106,9 @@ impl Staged {
         let dest = destination(path)?;
         let tmp = temporary(&dest);
         let file = File::create(&tmp)?;
-        LIVE.lock().get_or_insert_with(HashSet::new).insert(tmp.clone());
+        LIVE.lock()
+            .get_or_insert_with(HashSet::new)
+            .insert(tmp.clone());
         Ok(Staged {
             file: Some(std::io::BufWriter::new(file)),
             tmp,
@@ -190,7 +211,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("nesprof-atomic-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("nesprof-atomic-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -237,7 +259,10 @@ mod tests {
         let link = dir.join("link.txt");
         std::os::unix::fs::symlink(&target, &link).unwrap();
         write(&link, "new").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         let e = write(&dir, "x").unwrap_err();
         assert!(e.to_string().contains("a directory"), "{e}");

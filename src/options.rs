@@ -59,7 +59,8 @@ pub fn whole(min: u64, max: u64) -> impl TypedValueParser<Value = u64> {
 /// no later arithmetic on them can overflow or run forever.
 pub fn real(min: f64, max: f64, min_excluded: bool) -> impl TypedValueParser<Value = f64> {
     move |text: &str| -> Result<f64, String> {
-        let ok = |v: f64| v.is_finite() && v <= max && if min_excluded { v > min } else { v >= min };
+        let ok =
+            |v: f64| v.is_finite() && v <= max && if min_excluded { v > min } else { v >= min };
         match text.trim().parse::<f64>() {
             Ok(v) if ok(v) => Ok(v),
             _ if min_excluded => Err(format!("must be a number above {min} and at most {max}")),
@@ -126,7 +127,10 @@ mod tests {
     #[test]
     fn numbers_in_range_are_accepted() {
         let a = parse(&["--frames", "60", "--minutes", "0.5", "--jitter-ms", "0"]).unwrap();
-        assert_eq!((a.frames, a.minutes, a.jitter_ms), (Some(60), Some(0.5), Some(0.0)));
+        assert_eq!(
+            (a.frames, a.minutes, a.jitter_ms),
+            (Some(60), Some(0.5), Some(0.0))
+        );
     }
 
     #[test]

@@ -116,6 +116,9 @@ fn read_record(path: &Path) -> anyhow::Result<CfgFile> {
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
+    for path in std::iter::once(&args.out).chain(&args.dot) {
+        crate::atomic::check(path)?;
+    }
     let opened = open(&args.rom, args.movie.as_deref())?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     nes.set_engine(args.engine);

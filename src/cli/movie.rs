@@ -71,6 +71,7 @@ fn movie_error(e: MovieError) -> anyhow::Error {
 }
 
 fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
+    crate::atomic::check(&args.out)?;
     let rom_bytes = read_rom(&args.rom)?;
     let mut nes = power_on_for_recording(&args.rom, &rom_bytes)?;
     let settings = BotSettings {

@@ -194,15 +194,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     for batch in &result.batches {
         writer.batch(batch).map_err(io)?;
     }
-    let samples = writer.finish(&StreamTrailer {
-        executed_instructions: result.executed_instructions,
-        sampled_instructions: result.sampled_instructions,
-        batches: result.batches.len() as u64,
-        dropped_batches: result.dropped_batches,
-        frames: result.frames,
-        frame_hash: result.frame_hash,
-    })
-    .map_err(io)?;
+    let samples = writer
+        .finish(&StreamTrailer {
+            executed_instructions: result.executed_instructions,
+            sampled_instructions: result.sampled_instructions,
+            batches: result.batches.len() as u64,
+            dropped_batches: result.dropped_batches,
+            frames: result.frames,
+            frame_hash: result.frame_hash,
+        })
+        .map_err(io)?;
     outputs.add("samples.bin", samples)?;
 
     let mut report = String::new();

@@ -41,6 +41,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    for path in args.screenshot.iter().chain(&args.wav) {
+        crate::atomic::check(path)?;
+    }
     let opened = open(&args.rom, args.movie.as_deref())?;
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);

@@ -16,10 +16,10 @@ use gfc::{GfcParams, THESIS_BEST};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use profiler::session::ProfileSettings;
 
-use crate::output_set::OutputSet;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::options;
+use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};

@@ -296,6 +296,9 @@ fn no_window_message(cause: &str) -> String {
 
 pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
+    for path in args.screenshot.iter().chain(&args.record) {
+        crate::atomic::check(path)?;
+    }
     let mut replay = None;
     let mut recorder = None;
     let mut nes: Nes = if let Some(path) = &args.movie {
@@ -354,9 +357,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let mut fps_window = (Instant::now(), 0u32);
     let mut stats = FrameStats::default();
 
-    while window.is_open()
-        && !window.is_key_down(Key::Escape)
-        && !crate::signals::stop_requested()
+    while window.is_open() && !window.is_key_down(Key::Escape) && !crate::signals::stop_requested()
     {
         if window.is_key_pressed(Key::P, KeyRepeat::No) {
             paused = !paused;

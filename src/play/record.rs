@@ -81,8 +81,13 @@ impl Recorder {
     }
 
     fn save(&self) -> anyhow::Result<()> {
-        crate::atomic::write(&self.path, self.movie.to_fm2())
-            .map_err(|e| BadInput(format!("--record: cannot write {}: {e}", self.path.display())).into())
+        crate::atomic::write(&self.path, self.movie.to_fm2()).map_err(|e| {
+            BadInput(format!(
+                "--record: cannot write {}: {e}",
+                self.path.display()
+            ))
+            .into()
+        })
     }
 
     /// Saves the recording and reports where the machine ended, in the
@@ -103,5 +108,3 @@ impl Recorder {
         Ok(())
     }
 }
-
-

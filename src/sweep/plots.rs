@@ -466,10 +466,20 @@ pub fn render_all(results: &[WorkloadResult]) -> anyhow::Result<Vec<(String, Str
         "similarity_vs_sampled.svg",
     ];
     let mut svgs = vec![String::new(), String::new(), String::new()];
-    heatmap(results, HeatValue::Similarity, Path::new(files[0]), &mut svgs[0])
-        .context("heatmap of similarity")?;
-    heatmap(results, HeatValue::SimilarityH99, Path::new(files[1]), &mut svgs[1])
-        .context("heatmap of H99 similarity")?;
+    heatmap(
+        results,
+        HeatValue::Similarity,
+        Path::new(files[0]),
+        &mut svgs[0],
+    )
+    .context("heatmap of similarity")?;
+    heatmap(
+        results,
+        HeatValue::SimilarityH99,
+        Path::new(files[1]),
+        &mut svgs[1],
+    )
+    .context("heatmap of H99 similarity")?;
     similarity_vs_sampled(results, Path::new(files[2]), &mut svgs[2]).context("scatter plot")?;
     Ok(files
         .iter()

@@ -1,0 +1,138 @@
+//! Bad input, table-driven: each case is a command line a user could type
+//! (bad numbers, unusable output paths, files that are not what they claim)
+//! and must end with exit status 2 and exactly one line on stderr, without a
+//! panic and within a time limit (a hang fails the case, it does not stall
+//! the suite).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longest any bad input may take to be refused.
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory with the odd files the cases point at.
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nesprof-bad-input-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a-directory")).unwrap();
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    std::os::unix::fs::symlink(dir.join("nowhere/x"), dir.join("dangling")).unwrap();
+    dir
+}
+
+/// Runs nesprof with `args`, killing it at [`LIMIT`]: (exit code, stderr),
+/// or an error saying it hung.
+fn run(args: &[String]) -> Result<(Option<i32>, String), String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nesprof starts");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {LIMIT:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Ok((status.code(), reader.join().unwrap_or_default()))
+}
+
+#[test]
+fn every_bad_input_exits_2_with_one_line() {
+    let dir = scratch();
+    let d = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let rom = repo().join("roms-test/maze.nes");
+    let rom = rom.to_str().unwrap();
+    let out = d("out");
+    #[rustfmt::skip]
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        // Numbers.
+        ("batch above u64", vec!["profile".into(), rom.into(), "--batch".into(), "18446744073709551616".into()]),
+        ("batch u64::MAX", vec!["profile".into(), rom.into(), "--batch".into(), "18446744073709551615".into()]),
+        ("batch 2^32", vec!["profile".into(), rom.into(), "--batch".into(), "4294967296".into()]),
+        ("batch 1e8", vec!["profile".into(), rom.into(), "--batch".into(), "100000000".into()]),
+        ("batch 0", vec!["profile".into(), rom.into(), "--batch".into(), "0".into()]),
+        ("sweep batch 1e8", vec!["sweep".into(), rom.into(), "--batch".into(), "100000000".into()]),
+        ("jitter inf", vec!["profile".into(), rom.into(), "--jitter-ms".into(), "inf".into()]),
+        ("jitter negative", vec!["profile".into(), rom.into(), "--jitter-ms=-1".into()]),
+        ("minutes inf", vec!["profile".into(), rom.into(), "--minutes".into(), "inf".into()]),
+        ("minutes 1e308", vec!["profile".into(), rom.into(), "--minutes".into(), "1e308".into()]),
+        ("minutes nan", vec!["profile".into(), rom.into(), "--minutes".into(), "nan".into()]),
+        ("sweep minutes nan", vec!["sweep".into(), rom.into(), "--minutes".into(), "NaN".into()]),
+        ("interval 1e308", vec!["profile".into(), rom.into(), "--interval-ms".into(), "1e308".into()]),
+        ("interval 0", vec!["profile".into(), rom.into(), "--interval-ms".into(), "0".into()]),
+        ("interval text", vec!["profile".into(), rom.into(), "--interval-ms".into(), "three".into()]),
+        ("sweep jobs 0", vec!["sweep".into(), rom.into(), "--jobs".into(), "0".into()]),
+        ("run frames 0", vec!["run".into(), rom.into(), "--frames".into(), "0".into()]),
+        ("run frames huge", vec!["run".into(), rom.into(), "--frames".into(), "99999999999999".into()]),
+        ("trace instructions negative", vec!["trace".into(), rom.into(), "--instructions=-5".into()]),
+        ("movie gen frames 0", vec!["movie".into(), "gen".into(), rom.into(), "--frames".into(), "0".into(), "--out".into(), d("m.fm2")]),
+        ("config with 3 fields", vec!["profile".into(), rom.into(), "--builder".into(), "gfc".into(), "--config".into(), "1,2,3".into()]),
+        ("unknown engine", vec!["run".into(), rom.into(), "--engine".into(), "jit".into()]),
+        // Output paths.
+        ("screenshot into a missing directory", vec!["run".into(), rom.into(), "--frames".into(), "2".into(), "--screenshot".into(), d("nowhere/x.png")]),
+        ("screenshot onto a directory", vec!["run".into(), rom.into(), "--frames".into(), "2".into(), "--screenshot".into(), d("a-directory")]),
+        ("screenshot onto a FIFO", vec!["run".into(), rom.into(), "--frames".into(), "2".into(), "--screenshot".into(), d("fifo")]),
+        ("wav onto a device", vec!["run".into(), rom.into(), "--frames".into(), "2".into(), "--wav".into(), "/dev/null".into()]),
+        ("wav onto a dangling symlink", vec!["run".into(), rom.into(), "--frames".into(), "2".into(), "--wav".into(), d("dangling")]),
+        ("profile out is a device", vec!["profile".into(), rom.into(), "--frames".into(), "2".into(), "--out".into(), "/dev/null".into()]),
+        ("sweep out is a FIFO", vec!["sweep".into(), rom.into(), "--minutes".into(), "0.01".into(), "--out".into(), d("fifo")]),
+        ("cfg record out is a directory", vec!["cfg".into(), "record".into(), rom.into(), "--frames".into(), "2".into(), "--out".into(), d("a-directory")]),
+        ("movie gen out is a FIFO", vec!["movie".into(), "gen".into(), rom.into(), "--frames".into(), "2".into(), "--out".into(), d("fifo")]),
+        ("play record onto a FIFO", vec!["play".into(), rom.into(), "--record".into(), d("fifo")]),
+        // Input files.
+        ("ROM is a directory", vec!["run".into(), d("a-directory")]),
+        ("ROM is missing", vec!["run".into(), d("missing.nes")]),
+        ("ROM is a FIFO", vec!["run".into(), d("fifo")]),
+        ("ROM is /dev/zero", vec!["run".into(), "/dev/zero".into()]),
+        ("movie is /dev/zero", vec!["run".into(), rom.into(), "--movie".into(), "/dev/zero".into()]),
+        ("movie is a FIFO", vec!["run".into(), rom.into(), "--movie".into(), d("fifo")]),
+        ("test movie is a FIFO", vec!["test".into(), rom.into(), "--movie".into(), d("fifo")]),
+        ("workloads is a FIFO", vec!["sweep".into(), "--workloads".into(), d("fifo"), "--out".into(), out.clone()]),
+        ("CFG is /dev/zero", vec!["cfg".into(), "dot".into(), "/dev/zero".into()]),
+        ("samples are a FIFO", vec!["cfg".into(), "build".into(), d("fifo")]),
+    ];
+    let mut failures = Vec::new();
+    for (name, args) in &cases {
+        match run(args) {
+            Err(hang) => failures.push(format!("{name}: {hang}")),
+            Ok((code, stderr)) => {
+                let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+                if code != Some(2) || lines.len() != 1 || stderr.contains("panicked") {
+                    failures.push(format!("{name}: exit {code:?}, stderr {stderr:?}"));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad inputs not refused cleanly:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}

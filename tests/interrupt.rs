@@ -1,0 +1,248 @@
+//! Interrupted and failing runs: SIGINT and SIGTERM at random moments of
+//! `profile` and `sweep` leave the output directory holding the previous
+//! run's files untouched or the new run's files whole (compared with an
+//! uninterrupted run of the same command), never a mix and never a
+//! temporary; a file-size limit (a full disk) makes the run fail with an
+//! error and no truncated file under a final name; `play --record` saves a
+//! readable movie on SIGTERM and SIGHUP.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use common::tools::require;
+use common::x11::{find_window, start_xvfb, KillOnDrop};
+use rand::{RngExt, SeedableRng};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nesprof-interrupt-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every file under `dir`, by relative name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.insert(name, std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn nesprof() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nesprof"));
+    c.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c
+}
+
+/// Waits for `child` at most a minute (a hang fails the test).
+fn wait(child: &mut std::process::Child) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running a minute after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Files whose content depends on the machine's speed (wall times), so they
+/// are compared by presence only.
+fn timed(name: &str) -> bool {
+    matches!(name, "report.txt" | "timing.txt" | "tables.md")
+}
+
+/// Runs `args` (writing into `--out dir`, appended) interrupted by `signal`
+/// after random delays, several times, and checks the directory after each.
+fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64) {
+    let dir = scratch(tag);
+    let out = dir.join("out");
+    let reference = dir.join("reference");
+    let run = |args: &[&str], out: &Path| {
+        let status = nesprof().args(args).arg("--out").arg(out).status().unwrap();
+        assert!(status.success(), "{args:?} failed");
+        files(out)
+    };
+    let new = run(args, &reference);
+    let start = Instant::now();
+    run(args, &dir.join("timing-probe"));
+    let duration = start.elapsed();
+    let old = run(old_args, &out);
+    assert_ne!(
+        old.iter().filter(|(n, _)| !timed(n)).collect::<Vec<_>>(),
+        new.iter().filter(|(n, _)| !timed(n)).collect::<Vec<_>>(),
+        "the old and new runs must differ"
+    );
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut kept, mut replaced) = (0, 0);
+    for round in 0..8 {
+        let signal = if round % 2 == 0 {
+            libc::SIGINT
+        } else {
+            libc::SIGTERM
+        };
+        // Anywhere from the start to a little past the uninterrupted run's end.
+        let delay = duration.mul_f64(rng.random_range(0.0..1.2));
+        let mut child = nesprof().args(args).arg("--out").arg(&out).spawn().unwrap();
+        std::thread::sleep(delay);
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = wait(&mut child);
+        let now = files(&out);
+        let temporaries: Vec<&String> = now.keys().filter(|n| n.ends_with(".tmp")).collect();
+        assert!(
+            temporaries.is_empty(),
+            "round {round}: temporaries left: {temporaries:?}"
+        );
+        let is = |set: &BTreeMap<String, Vec<u8>>| {
+            now.keys().eq(set.keys()) && now.iter().all(|(n, b)| timed(n) || set.get(n) == Some(b))
+        };
+        if is(&old) {
+            kept += 1;
+        } else if is(&new) {
+            replaced += 1;
+            // From here on the "old" set is this one.
+        } else {
+            panic!(
+                "round {round} (signal {signal} after {delay:?}, {status}): neither the old nor the new outputs: {:?}",
+                now.keys().collect::<Vec<_>>()
+            );
+        }
+        if !is(&old) {
+            // Restore the old set for the next round.
+            let _ = std::fs::remove_dir_all(&out);
+            run(old_args, &out);
+        }
+    }
+    eprintln!("{tag}: 8 interruptions, {kept} kept the old outputs, {replaced} finished first");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn profile_interrupted_keeps_old_or_new_outputs() {
+    let rom = repo().join("roms-test/maze.nes");
+    let rom = rom.to_str().unwrap();
+    interrupt_at_random(
+        "profile",
+        &["profile", rom, "--frames", "3000", "--seed", "2"],
+        &["profile", rom, "--frames", "600", "--seed", "1"],
+        0x5eed_0001,
+    );
+}
+
+#[test]
+fn sweep_interrupted_keeps_old_or_new_outputs() {
+    let rom = repo().join("roms-test/maze.nes");
+    let rom = rom.to_str().unwrap();
+    interrupt_at_random(
+        "sweep",
+        &["sweep", rom, "--minutes", "0.5", "--jobs", "2"],
+        &["sweep", rom, "--minutes", "0.1", "--jobs", "2"],
+        0x5eed_0002,
+    );
+}
+
+/// A file-size limit stands in for a full disk: writes past it fail with
+/// EFBIG (SIGXFSZ is ignored, as a shell's `trap '' XFSZ` leaves it for the
+/// program it runs). The run must fail, say so, and leave the previous
+/// outputs as they were, with no temporary.
+#[test]
+fn a_full_disk_fails_cleanly() {
+    let dir = scratch("full");
+    let out = dir.join("out");
+    let rom = repo().join("roms-test/maze.nes");
+    let bin = env!("CARGO_BIN_EXE_nesprof");
+    let status = nesprof()
+        .args(["profile", rom.to_str().unwrap(), "--frames", "60", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let old = files(&out);
+    // 400 blocks of 512 bytes: the truth fits, the sample stream of 3000
+    // frames (megabytes) does not.
+    let script = format!(
+        "ulimit -f 400; trap '' XFSZ; exec '{bin}' profile '{}' --frames 3000 --out '{}'",
+        rom.display(),
+        out.display()
+    );
+    let result = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success(), "the run did not fail: {stderr}");
+    assert!(
+        stderr.contains("cannot write") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert_eq!(files(&out), old, "the previous outputs changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `play --record` under Xvfb, stopped by SIGTERM or SIGHUP (the terminal
+/// closing) after a random time: the movie is saved and readable.
+#[test]
+fn play_record_survives_sigterm_and_sighup() {
+    require(&["Xvfb"]);
+    let rom = repo().join("roms-test/maze.nes");
+    let dir = scratch("play");
+    let (_xvfb, display) = start_xvfb(260, "640x480x24");
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(0x5eed_0003);
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        let movie = dir.join(format!("rec-{signal}.fm2"));
+        let child = nesprof()
+            .args(["play", rom.to_str().unwrap(), "--mute", "--record"])
+            .arg(&movie)
+            .env("DISPLAY", &display)
+            .spawn()
+            .unwrap();
+        let mut player = KillOnDrop(child);
+        find_window(&display, &mut player);
+        std::thread::sleep(Duration::from_millis(rng.random_range(200..1500)));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(player.0.id() as libc::pid_t, signal) };
+        let status = wait(&mut player.0);
+        assert!(status.success(), "signal {signal}: {status}");
+        let parsed = emu::movie::Movie::load(&movie)
+            .unwrap_or_else(|e| panic!("signal {signal}: the recording does not load: {e}"));
+        assert!(
+            !parsed.frames.is_empty(),
+            "signal {signal}: no frames recorded"
+        );
+        let leftovers: Vec<String> = files(&dir)
+            .into_keys()
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
