@@ -76,9 +76,9 @@ pub fn frames() -> impl TypedValueParser<Value = u64> {
     whole(1, MAX_FRAMES)
 }
 
-/// `--minutes`: above 0, at most 100 000 (the frame count it gives stays
-/// within [`MAX_FRAMES`]).
-pub const MAX_MINUTES: f64 = 100_000.0;
+/// `--minutes`: above 0, at most 27 000 (18.75 days; the frame count it
+/// gives, at 60.0988 frames a second, stays within [`MAX_FRAMES`]).
+pub const MAX_MINUTES: f64 = 27_000.0;
 /// `--minutes M`.
 pub fn minutes() -> impl TypedValueParser<Value = f64> {
     real(0.0, MAX_MINUTES, true)

@@ -29,7 +29,7 @@ pub struct ProfileArgs {
     /// Replay this FCEUX movie while profiling.
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
-    /// Emulated minutes to run, above 0 and at most 100000 (default: the
+    /// Emulated minutes to run, above 0 and at most 27000 (default: the
     /// movie's length, else 5).
     #[arg(long, conflicts_with = "frames", value_parser = options::minutes())]
     pub minutes: Option<f64>,

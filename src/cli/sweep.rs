@@ -102,7 +102,7 @@ pub struct SweepArgs {
     )]
     pub only: Vec<String>,
     /// Emulated minutes per workload (default: each workload's own, else the
-    /// movie's length, else 5); above 0, at most 100000.
+    /// movie's length, else 5); above 0, at most 27000.
     #[arg(long, value_parser = crate::options::minutes())]
     pub minutes: Option<f64>,
     /// Output directory.
