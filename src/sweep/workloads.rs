@@ -19,6 +19,9 @@
 //!   source directory), which is never copied into the repository.
 //! - `movie` and `minutes` are optional; `minutes` defaults to the movie's
 //!   length, or 5 without a movie (the thesis ran each game ~5 minutes).
+//! - `ignore_rom_mismatch` (optional, default `false`): replay the movie even
+//!   if its `romChecksum` names another ROM (otherwise the workload fails),
+//!   as `--ignore-rom-mismatch` does on the command line.
 //!
 //! Errors name the file, line and field. Whether the ROM exists is *not*
 //! checked here: the sweep reports and skips a missing ROM so that a list
@@ -48,6 +51,9 @@ pub struct Workload {
     pub movie: Option<PathBuf>,
     /// Emulated minutes; `None`: the movie's length (or 5 minutes).
     pub minutes: Option<f64>,
+    /// Replay the movie even if it was recorded with another ROM (see
+    /// `open::check_rom_checksum`); the file's `ignore_rom_mismatch: true`.
+    pub ignore_rom_mismatch: bool,
 }
 
 #[derive(Debug, Error)]
@@ -94,6 +100,8 @@ struct EntryShape {
     movie: Option<String>,
     #[serde(default, deserialize_with = "minutes")]
     minutes: Option<f64>,
+    #[serde(default)]
+    ignore_rom_mismatch: bool,
 }
 
 // Value checks run inside deserialization, so ron reports the line and
@@ -128,11 +136,21 @@ fn minutes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     Ok(m)
 }
 
-/// Reads and validates a workloads file.
+/// The largest workloads file read: 4 MiB, hand-written lists being far
+/// smaller (4096 entries of 1 KiB, or 480 naming two 4096-byte paths each).
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 4 << 20,
+    what: "workloads files (4 MiB: thousands of entries)",
+};
+
+/// Reads (a regular file of at most [`MAX_FILE`]) and validates a
+/// workloads file.
 pub fn load(path: &Path) -> Result<Vec<Workload>, WorkloadsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| WorkloadsError::Io {
-        path: path.to_path_buf(),
-        source,
+    let text = emu::input_file::read_limited_text(path, MAX_FILE).map_err(|source| {
+        WorkloadsError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
     parse(&text, path, base, &crate::testrom::roms_dir())
@@ -191,6 +209,7 @@ pub fn parse(
             rom,
             movie,
             minutes: entry.minutes,
+            ignore_rom_mismatch: entry.ignore_rom_mismatch,
         });
     }
     Ok(out)
@@ -200,7 +219,7 @@ pub fn parse(
 /// valid set; add it.
 fn field_hint(problem: &str) -> String {
     if problem.contains("field") && !problem.contains("expected one of") {
-        format!("{problem} (a workload has fields name, rom, movie, minutes)")
+        format!("{problem} (a workload has fields name, rom, movie, minutes, ignore_rom_mismatch)")
     } else {
         problem.to_string()
     }
@@ -266,6 +285,7 @@ pub fn bundled(repo: &Path) -> Vec<Workload> {
             rom: repo.join("roms-test").join(format!("{name}.nes")),
             movie: Some(repo.join("movies").join(format!("{name}.fm2"))),
             minutes: None,
+            ignore_rom_mismatch: false,
         })
         .collect()
 }
