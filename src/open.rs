@@ -87,7 +87,7 @@ pub fn checksum_warning(
             if movie.header.rom_filename.is_empty() {
                 "(unnamed)".to_string()
             } else {
-                movie::shorten(&movie.header.rom_filename)
+                emu::input_file::shorten(&movie.header.rom_filename)
             },
             movie::format_checksum(&expected),
             rom.display(),

@@ -9,6 +9,8 @@
 //! limit" from "over it". Each format states its limit and where the number
 //! comes from, and the error repeats both so the user knows what was expected.
 //!
+//! Messages that quote a file shorten what they quote ([`shorten`]).
+//!
 //! Errors are `std::io::Error`s (kind `InvalidInput`) so that every crate's
 //! existing "`{path}: {io error}`" variant carries them unchanged.
 
@@ -70,6 +72,24 @@ pub fn read_limited_text(path: &Path, limit: SizeLimit) -> std::io::Result<Strin
             ),
         )
     })
+}
+
+/// How much of a field from a file an error message repeats.
+pub const ECHO_CHARS: usize = 40;
+
+/// `field` for an error message: at most [`ECHO_CHARS`] characters, then
+/// `…`, so a damaged file cannot turn one error line into megabytes.
+pub fn shorten(field: &str) -> String {
+    shorten_to(field, ECHO_CHARS)
+}
+
+/// `text` cut to at most `chars` characters (then `…`), for messages from
+/// parsers that quote the file (RON's do).
+pub fn shorten_to(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use emu::code_addr;
+use emu::input_file::{shorten, shorten_to};
 use gfc::Cfg;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -103,7 +104,7 @@ impl CfgFile {
         }
         let parse_err = |e: ron::error::SpannedError| CfgFileError::Parse {
             path: path.to_path_buf(),
-            problem: shorten(&e.to_string()),
+            problem: shorten_to(&e.to_string(), 160),
         };
         let options = ron::Options::default();
         if let Ok(v) = options.from_str::<VersionOnly>(text) {
@@ -227,15 +228,6 @@ fn check_address(a: u32) -> Result<(), String> {
         _ => Err(format!(
             "address {a:#x} is not in any PRG ROM (largest: {MAX_PRG_BYTES} bytes)"
         )),
-    }
-}
-
-/// At most 160 characters of a message from the RON parser, which may quote
-/// the file.
-fn shorten(s: &str) -> String {
-    match s.char_indices().nth(160) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
     }
 }
 

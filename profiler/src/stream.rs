@@ -217,18 +217,22 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
         });
     }
     let len = u32::from_le_bytes(take(4, "header")?.try_into().unwrap()) as usize;
-    let text =
-        std::str::from_utf8(take(len, "header")?).map_err(|e| corrupt("header", e.to_string()))?;
-    let header: StreamHeader = ron::from_str(text).map_err(|e| corrupt("header", e.to_string()))?;
+    let text = std::str::from_utf8(take(len, "header")?)
+        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
+    let header: StreamHeader = ron::from_str(text)
+        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
     let mut batches = Vec::new();
     let mut trailer = None;
     while let Ok(count_bytes) = take(2, "batch") {
         let count = u16::from_le_bytes(count_bytes.try_into().unwrap());
         if count == END_MARKER {
             let len = u32::from_le_bytes(take(4, "trailer")?.try_into().unwrap()) as usize;
-            let text = std::str::from_utf8(take(len, "trailer")?)
-                .map_err(|e| corrupt("trailer", e.to_string()))?;
-            trailer = Some(ron::from_str(text).map_err(|e| corrupt("trailer", e.to_string()))?);
+            let text = std::str::from_utf8(take(len, "trailer")?).map_err(|e| {
+                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
+            })?;
+            trailer = Some(ron::from_str(text).map_err(|e| {
+                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
+            })?);
             break;
         }
         let first = u64::from_le_bytes(take(8, "batch")?.try_into().unwrap());

@@ -29,6 +29,7 @@
 
 use std::path::{Path, PathBuf};
 
+use emu::input_file::{shorten, shorten_to};
 use serde::{Deserialize, Deserializer};
 use thiserror::Error;
 
@@ -172,7 +173,7 @@ pub fn parse(
         path: path.to_path_buf(),
         line: e.span.start.line,
         col: e.span.start.col,
-        problem: field_hint(&e.code.to_string()),
+        problem: field_hint(&shorten_to(&e.code.to_string(), 160)),
     })?;
     if shape.workloads.is_empty() {
         return Err(WorkloadsError::Empty {
@@ -191,7 +192,10 @@ pub fn parse(
             return Err(entry_error(
                 &entry.name,
                 seen,
-                format!("field name: workload {:?} is listed twice", entry.name),
+                format!(
+                    "field name: workload {:?} is listed twice",
+                    shorten(&entry.name)
+                ),
             ));
         }
         let resolve = |field: &str, p: &str| {
@@ -233,7 +237,8 @@ fn resolve_path(p: &str, base: &Path, roms: &Path) -> Result<PathBuf, String> {
     }
     if p.contains("${") {
         return Err(format!(
-            "{p:?}: the only variable is {ROMS_VAR}, at the start of a path"
+            "{:?}: the only variable is {ROMS_VAR}, at the start of a path",
+            shorten(p)
         ));
     }
     let path = Path::new(p);
@@ -308,7 +313,7 @@ mod tests {
         let w = parse_str(
             r#"(workloads: [
                 (name: "maze", rom: "roms-test/maze.nes", movie: "movies/maze.fm2", minutes: 1.5),
-                (name: "yun", rom: "${ROMS}/games/yun.nes", movie: Some("/abs/yun.fm2")),
+                (name: "yun", rom: "${ROMS}/games/yun.nes", movie: Some("/abs/yun.fm2"), ignore_rom_mismatch: true),
                 (name: "bare", rom: "x.nes"),
             ])"#,
         )
@@ -323,6 +328,7 @@ mod tests {
         assert_eq!(w[1].rom, Path::new("/roms/games/yun.nes"));
         assert_eq!(w[1].movie.as_deref(), Some(Path::new("/abs/yun.fm2")));
         assert_eq!(w[1].minutes, None);
+        assert!(w[1].ignore_rom_mismatch && !w[0].ignore_rom_mismatch);
         assert_eq!(w[2].movie, None);
     }
 

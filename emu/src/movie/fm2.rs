@@ -18,6 +18,7 @@ use std::path::Path;
 use super::checksum::{format_checksum, parse_checksum};
 use super::ram_init::RamInit;
 use super::MovieError;
+use crate::input_file::shorten;
 
 /// Command bits of an input line (FCEUX `MOVIECMD_*`).
 pub mod command {
@@ -146,18 +147,6 @@ const KNOWN_KEYS: [&str; 22] = [
 
 /// Longest key accepted; FCEUX's longest is 13 characters.
 const MAX_KEY_LEN: usize = 40;
-
-/// How much of a field from the file an error message repeats.
-const ECHO_CHARS: usize = 40;
-
-/// `field` for an error message: at most [`ECHO_CHARS`] characters, then
-/// `…`, so a damaged file cannot turn one error line into megabytes.
-pub fn shorten(field: &str) -> String {
-    match field.char_indices().nth(ECHO_CHARS) {
-        Some((at, _)) => format!("{}…", &field[..at]),
-        None => field.to_string(),
-    }
-}
 
 /// Whether `key` looks like a header key: a letter, then letters, digits or
 /// `_`. FCEUX ignores keys it does not know (newer versions add some), so an
@@ -396,6 +385,12 @@ impl Movie {
         }
         if let Some(length) = length {
             let length = length as usize;
+            if length == 0 {
+                return Err(err(
+                    last_line,
+                    "`length 0` leaves no frames (a movie needs at least one)".into(),
+                ));
+            }
             if length > frames.len() {
                 return Err(err(
                     last_line,
