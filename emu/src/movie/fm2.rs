@@ -9,9 +9,16 @@
 //! any other character pressed, as FCEUX reads it. A port with no device has
 //! an empty field, and `port2` (the Famicom expansion port) is always empty.
 //!
-//! Reading is strict where FCEUX would silently desync (a malformed input
-//! line is an error naming its line number) and keeps header keys it does not
-//! interpret, so read → write → read gives the same movie.
+//! Reading is strict where FCEUX would silently desync or read garbage (a
+//! malformed input line, a header line that is not `key value`, a bad
+//! `version`, a file cut off before its first input line, fewer input lines
+//! than `length` claims: each an error naming its line number), and keeps
+//! header keys it does not interpret, so read → write → read gives the same
+//! movie. Unknown keys are tolerated, as FCEUX ignores them and newer
+//! versions add some, but only when they look like keys (a letter, then
+//! letters, digits or `_`, at most 40 characters) and have a value; any
+//! other line among the header lines is damage. Error messages quote at most
+//! 40 characters of any field (`input_file::shorten`).
 
 use std::path::Path;
 
@@ -176,7 +183,7 @@ impl Movie {
     ///
     /// Strict about the header, where FCEUX is lenient: the first line must
     /// be `version 3`; every header line is `key value` with a key-shaped key
-    /// (unknown keys are kept, as FCEUX ignores them; see [`is_key_shaped`]);
+    /// (unknown keys are kept, as FCEUX ignores them, if they look like keys);
     /// known keys must have well-formed values; and there must be at least
     /// one input line (and at least `length` of them, if given), so a file
     /// cut off inside its header is an error rather than an empty movie.
@@ -211,7 +218,8 @@ impl Movie {
         let mut length: Option<u32> = None;
         for (index, raw) in text.split('\n').enumerate() {
             let number = index + 1;
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            // All trailing CRs: a value kept with one would not survive a write-back.
+            let line = raw.trim_end_matches('\r');
             let trimmed = line.trim_start_matches([' ', '\t']);
             if trimmed.is_empty() {
                 continue;
@@ -676,5 +684,20 @@ port2 0\nFDS 0\nNewPPU 0\ncomment author someone\nsubtitle 10 hello there\n\
             assert!(e.chars().count() < 200, "{} chars", e.len());
             assert!(e.contains('…'), "{e}");
         }
+    }
+
+    /// Inputs the input fuzzer (`src/input_fuzz.rs`) found.
+    #[test]
+    fn fuzz_findings_stay_fixed() {
+        // A value ending in a second CR was kept with it, and lost it when
+        // written back and read again.
+        let text = "version 3\r\nport255 0\r\r\n|2|....T...|...U...A||\n|0|...U....|........||\n";
+        let m = Movie::parse(text, "f").unwrap();
+        assert_eq!(Movie::parse(&m.to_fm2(), "g").unwrap(), m);
+        // `length 0` read as an empty movie, which cannot be written back.
+        let e = Movie::parse("version 3\nlength 0\n|0|........|........||\n", "f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`length 0` leaves no frames"), "{e}");
     }
 }
