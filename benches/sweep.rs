@@ -23,6 +23,7 @@ fn workload() -> Workload {
             rom: game,
             movie: Some(repo.join("movies/lunarlimit.fm2")),
             minutes: Some(5.0),
+            ignore_rom_mismatch: false,
         }
     } else {
         let mut w = bundled(&repo)

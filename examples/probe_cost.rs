@@ -27,7 +27,8 @@ fn main() {
     let frames: u64 = args[4].parse().expect("FRAMES is a number");
     let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
     let movie = workload.movie.expect("a workload with a movie");
-    let (mut nes, replay, _) = load_replay(&workload.rom, &movie).expect("the ROM and its movie");
+    let (mut nes, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
+        .expect("the ROM and its movie");
     nes.set_engine(match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,

@@ -61,7 +61,8 @@ fn main() {
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
     let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
     let movie = workload.movie.expect("a workload with a movie");
-    let (_, replay, _) = load_replay(&workload.rom, &movie).expect("the ROM and its movie");
+    let (_, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
+        .expect("the ROM and its movie");
     let engine = match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,

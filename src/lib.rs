@@ -9,7 +9,8 @@
 //! several subcommands share sits beside it: `open` (a ROM with an optional
 //! movie), `error` (exit codes), `emit` (the last line), `options` (shared
 //! option types), `progress` (the progress bar), `screenshot`, `atomic`
-//! (whole-file outputs written by temporary file and rename).
+//! (whole-file outputs written by temporary file and rename). `input_fuzz`
+//! fuzzes every input parser (issue 23); `fuzz` fuzzes the two engines.
 
 pub mod atomic;
 pub mod audio;
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod emit;
 pub mod error;
 pub mod fuzz;
+pub mod input_fuzz;
 pub mod lockstep;
 pub mod open;
 pub mod options;

@@ -29,11 +29,12 @@ fn rom_error(e: EmuError) -> anyhow::Error {
     BadInput(e.to_string()).into()
 }
 
-/// Opens `rom`, and `movie` for replay if given (see [`load_replay`]).
-pub fn open(rom: &Path, movie: Option<&Path>) -> anyhow::Result<Opened> {
+/// Opens `rom`, and `movie` for replay if given (see [`load_replay`];
+/// `allow_rom_mismatch` is `--ignore-rom-mismatch`).
+pub fn open(rom: &Path, movie: Option<&Path>, allow_rom_mismatch: bool) -> anyhow::Result<Opened> {
     match movie {
         Some(movie) => {
-            let (nes, replay, _, bytes) = replay_parts(rom, movie)?;
+            let (nes, replay, _, bytes) = replay_parts(rom, movie, allow_rom_mismatch)?;
             Ok(Opened {
                 nes,
                 replay: Some(replay),
@@ -55,12 +56,13 @@ pub fn open(rom: &Path, movie: Option<&Path>) -> anyhow::Result<Opened> {
 
 /// Loads a ROM, powered on as the console does.
 pub fn load_rom(path: &Path) -> anyhow::Result<Nes> {
-    Ok(open(path, None)?.nes)
+    Ok(open(path, None, false)?.nes)
 }
 
-/// Reads a ROM file's bytes; errors name the file.
+/// Reads a ROM file's bytes, refusing anything but a regular file of at
+/// most [`emu::rom::MAX_FILE`]; errors name the file.
 pub fn read_rom(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| {
+    emu::input_file::read_limited(path, emu::rom::MAX_FILE).map_err(|source| {
         rom_error(EmuError::Io {
             path: path.to_path_buf(),
             source,
@@ -83,9 +85,9 @@ pub fn checksum_warning(
             "warning: {} was recorded with ROM {} (romChecksum {}), but {} has checksum {}; playback may desync",
             movie_path.display(),
             if movie.header.rom_filename.is_empty() {
-                "(unnamed)"
+                "(unnamed)".to_string()
             } else {
-                &movie.header.rom_filename
+                emu::input_file::shorten(&movie.header.rom_filename)
             },
             movie::format_checksum(&expected),
             rom.display(),
@@ -94,19 +96,57 @@ pub fn checksum_warning(
     })
 }
 
-/// Loads a ROM and a movie for replay: warns on stderr if the movie was made
-/// with another ROM, and powers the machine on as FCEUX does for movies.
-pub fn load_replay(rom: &Path, movie_path: &Path) -> anyhow::Result<(Nes, Replay, Movie)> {
-    let (nes, replay, movie, _) = replay_parts(rom, movie_path)?;
+/// Refuses a movie recorded with another ROM (its `romChecksum` differs
+/// from `rom_bytes`'): a [`BadInput`] naming both checksums. Replaying it
+/// would desync within frames and give results that look valid, so this is
+/// an error; `allow` (`--ignore-rom-mismatch`, for a hacked or re-dumped ROM
+/// known to be compatible) turns it back into the warning on stderr.
+pub fn check_rom_checksum(
+    movie: &Movie,
+    movie_path: &Path,
+    rom: &Path,
+    rom_bytes: &[u8],
+    allow: bool,
+) -> anyhow::Result<()> {
+    let Some(warning) = checksum_warning(movie, movie_path, rom, rom_bytes) else {
+        return Ok(());
+    };
+    if allow {
+        eprintln!("{warning}");
+        return Ok(());
+    }
+    let expected = movie.header.rom_checksum.unwrap_or_default();
+    let actual = movie::rom_checksum(rom_bytes).unwrap_or_default();
+    Err(BadInput(format!(
+        "{}: recorded with a ROM of checksum {}, but {} has checksum {} (--ignore-rom-mismatch replays it anyway)",
+        movie_path.display(),
+        movie::format_checksum(&expected),
+        rom.display(),
+        movie::format_checksum(&actual)
+    ))
+    .into())
+}
+
+/// Loads a ROM and a movie for replay, and powers the machine on as FCEUX
+/// does for movies. A movie made with another ROM is an error unless
+/// `allow_rom_mismatch` (see [`check_rom_checksum`]).
+pub fn load_replay(
+    rom: &Path,
+    movie_path: &Path,
+    allow_rom_mismatch: bool,
+) -> anyhow::Result<(Nes, Replay, Movie)> {
+    let (nes, replay, movie, _) = replay_parts(rom, movie_path, allow_rom_mismatch)?;
     Ok((nes, replay, movie))
 }
 
-fn replay_parts(rom: &Path, movie_path: &Path) -> anyhow::Result<(Nes, Replay, Movie, Vec<u8>)> {
+fn replay_parts(
+    rom: &Path,
+    movie_path: &Path,
+    allow_rom_mismatch: bool,
+) -> anyhow::Result<(Nes, Replay, Movie, Vec<u8>)> {
     let rom_bytes = read_rom(rom)?;
     let movie = Movie::load(movie_path).map_err(movie_error)?;
-    if let Some(warning) = checksum_warning(&movie, movie_path, rom, &rom_bytes) {
-        eprintln!("{warning}");
-    }
+    check_rom_checksum(&movie, movie_path, rom, &rom_bytes, allow_rom_mismatch)?;
     let replay =
         Replay::new(&rom_bytes, &movie).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
     let nes = replay

@@ -509,3 +509,77 @@ fn cfg_build_refuses_bad_inputs() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&junk);
 }
+
+/// Issue 23: inputs that would block, never end or exhaust memory are
+/// refused at once, naming the file and the limit; a movie recorded with
+/// another ROM is an error unless `--ignore-rom-mismatch`.
+#[test]
+fn unbounded_and_mismatched_inputs_exit_2() {
+    let start = std::time::Instant::now();
+    let maze = "roms-test/maze.nes";
+    let cwd = env!("CARGO_MANIFEST_DIR");
+    let in_repo = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_nesprof"))
+            .current_dir(cwd)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["run", "/dev/zero"][..],
+        &["run", maze, "--movie", "/dev/zero"],
+        &["movie", "info", "/dev/zero"],
+        &["sweep", "--workloads", "/dev/zero"],
+    ] {
+        let out = in_repo(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains("/dev/zero: not a regular file"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+
+    // One byte over the ROM limit (a sparse file: no disk space used).
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let huge = dir.join("huge.nes");
+    let file = std::fs::File::create(&huge).unwrap();
+    file.set_len(emu::rom::MAX_FILE.bytes + 1).unwrap();
+    drop(file);
+    let out = nesprof(&["run", huge.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{}-byte limit for ROM images",
+            emu::rom::MAX_FILE.bytes
+        )),
+        "{err}"
+    );
+
+    // A movie cut off inside its header: an error naming the line.
+    let cut = dir.join("cut.fm2");
+    std::fs::write(&cut, "version 3\nemuVersion 100\nromFilename maz").unwrap();
+    let out = in_repo(&["run", maze, "--movie", cut.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cut.fm2:3: the file ends inside the header"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Another ROM's movie.
+    let args = ["run", maze, "--movie", "movies/snake.fm2", "--frames", "2"];
+    let out = in_repo(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("base64:NMUELut0DFwwie9+6YBuzQ==") && err.contains("--ignore-rom-mismatch"),
+        "{err}"
+    );
+    let out = in_repo(&[&args[..], &["--ignore-rom-mismatch"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("warning: movies/snake.fm2 was recorded with ROM snake"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,7 @@
 //! The bundled workload movies (`movies/`) and movie replay end to end:
 //! every movie is at least 5 minutes, named after its ROM, and replays to the
 //! same final frame and RAM every time; `run --movie` reports bad movies and
-//! ROM mismatches as DESIGN.md asks; a recording made with `play --record`
+//! ROM mismatches as DESIGN.md and issue 23 ask; a recording made with `play --record`
 //! replays to the same frame.
 
 mod common;
@@ -220,7 +220,7 @@ fn run_with_a_movie_runs_to_its_end_or_to_frames() {
 }
 
 #[test]
-fn bad_movies_exit_2_naming_file_and_line_and_mismatches_warn() {
+fn bad_movies_and_mismatches_exit_2_naming_file_and_line() {
     let dir = temp_dir("bad");
     let rom = repo().join("roms-test/snake.nes");
     let good = std::fs::read_to_string(repo().join("movies/snake.fm2")).unwrap();
@@ -241,16 +241,26 @@ fn bad_movies_exit_2_naming_file_and_line_and_mismatches_warn() {
         "{err}"
     );
 
-    // A movie for another ROM: a warning naming both, then it plays anyway.
+    // A movie for another ROM: an error naming both checksums (issue 23);
+    // with --ignore-rom-mismatch, a warning naming both, then it plays.
     let other = repo().join("roms-test/breakout.nes");
-    let out = nesprof(&[
+    let snake = repo().join("movies/snake.fm2");
+    let args = [
         "run",
         other.to_str().unwrap(),
         "--movie",
-        repo().join("movies/snake.fm2").to_str().unwrap(),
+        snake.to_str().unwrap(),
         "--frames",
         "60",
-    ]);
+    ];
+    let out = nesprof(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("snake.fm2") && err.contains("breakout.nes") && err.contains("checksum"),
+        "{err}"
+    );
+    let out = nesprof(&[&args[..], &["--ignore-rom-mismatch"]].concat());
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

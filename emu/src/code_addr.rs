@@ -107,13 +107,16 @@ pub const fn cpu_address(code: u32) -> u16 {
     code as u16
 }
 
-/// The PRG-ROM offset of a banked code address (`None` for a plain one).
+/// The PRG-ROM offset of a banked code address (`None` for a plain one, or
+/// for a value no board maps).
 pub const fn prg_offset(code: u32) -> Option<usize> {
     if code < 0x10000 {
         return None;
     }
     let base = ((code & !0xFFFF) >> 3) as usize;
-    Some(base + (code & 0xFFFF) as usize - 0x10000)
+    // Never below for addresses made here (the high bits hold at least
+    // 0x10000 - cpu); checked for ones read from files, which may be anything.
+    (base + (code & 0xFFFF) as usize).checked_sub(0x10000)
 }
 
 /// The code address `len` bytes after `code` (straight-line flow), wrapping

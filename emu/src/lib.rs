@@ -32,6 +32,7 @@ pub mod dma;
 pub mod error;
 pub mod flow_counts;
 pub mod hash;
+pub mod input_file;
 pub mod mapper;
 pub mod movie;
 pub mod nes;

@@ -67,6 +67,16 @@ const MAGIC: &[u8; 4] = b"NES\x1A";
 const HEADER_LEN: usize = 16;
 const TRAINER_LEN: usize = 512;
 
+/// The largest ROM file read: NES 2.0's largest PRG ROM (0xFFF units of
+/// 16 KiB) and CHR ROM (0xFFF units of 8 KiB) in the plain size notation,
+/// plus the header and a trainer. Sizes beyond it can only be written in the
+/// exponent notation, which no real board needs; such a file is refused
+/// before it is read rather than read whole.
+pub const MAX_FILE: crate::input_file::SizeLimit = crate::input_file::SizeLimit {
+    bytes: (HEADER_LEN + TRAINER_LEN + 0xFFF * 16 * 1024 + 0xFFF * 8 * 1024) as u64,
+    what: "ROM images (NES 2.0's largest PRG + CHR ROM in plain notation, plus header and trainer)",
+};
+
 fn nes20_rom_size(lsb: u8, msb_nibble: u8, unit: usize) -> Result<usize, RomProblem> {
     if msb_nibble == 0xF {
         // Exponent-multiplier notation: 2^E * (MM*2+1).

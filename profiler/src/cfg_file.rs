@@ -5,12 +5,33 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use emu::code_addr;
+use emu::input_file::{shorten, shorten_to};
 use gfc::Cfg;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Version of [`CfgFile`]'s shape; bumped on incompatible changes.
 pub const CFG_FILE_VERSION: u32 = 1;
+
+/// What a record's graph can be, by who writes it: `truth` (`profile`,
+/// `cfg record`), `h90` (`sweep`), `sampled` (`profile`, `cfg build`,
+/// `sweep`) and `edge_profile` (`profile`, `cfg build`).
+pub const KINDS: [&str; 4] = ["truth", "h90", "sampled", "edge_profile"];
+
+/// The largest CFG record read: 256 MiB. A record lists each instruction
+/// of its blocks about twice (block list and disassembly), under 256 bytes
+/// of pretty RON with its share of block and edge records; 256 MiB is a
+/// million instructions, a quarter of a 4 MiB PRG ROM, which is more code
+/// than any game executes.
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 256 << 20,
+    what: "CFG records (256 MiB: a million instructions at 256 bytes each)",
+};
+
+/// Largest PRG ROM a code address can name: the ROM loader's plain-notation
+/// maximum (0xFFF units of 16 KiB).
+const MAX_PRG_BYTES: usize = 0xFFF * 16 * 1024;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CfgFile {
@@ -38,6 +59,9 @@ pub enum CfgFileError {
     Parse { path: PathBuf, problem: String },
     #[error("{path}: CFG record version {found}, this nesprof reads version {CFG_FILE_VERSION}")]
     Version { path: PathBuf, found: u32 },
+    /// Well-formed RON that no nesprof writes: the item and what is wrong.
+    #[error("{path}: {problem}")]
+    Invalid { path: PathBuf, problem: String },
 }
 
 impl CfgFile {
@@ -57,14 +81,20 @@ impl CfgFile {
         std::fs::rename(&tmp, path).map_err(io)
     }
 
+    /// Reads a record: a regular file of at most [`MAX_FILE`] bytes,
+    /// parsed and checked by [`CfgFile::parse`].
     pub fn read(path: &Path) -> Result<CfgFile, CfgFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CfgFileError::Io {
-            path: path.to_path_buf(),
-            source,
+        let text = emu::input_file::read_limited_text(path, MAX_FILE).map_err(|source| {
+            CfgFileError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         Self::parse(&text, path)
     }
 
+    /// Parses a record and checks that its graph is one nesprof could have
+    /// written (see [`CfgFile::validate`]).
     pub fn parse(text: &str, path: &Path) -> Result<CfgFile, CfgFileError> {
         // Check the version before the full shape, so an old or future file
         // gets a version error rather than a confusing field error.
@@ -74,7 +104,7 @@ impl CfgFile {
         }
         let parse_err = |e: ron::error::SpannedError| CfgFileError::Parse {
             path: path.to_path_buf(),
-            problem: e.to_string(),
+            problem: shorten_to(&e.to_string(), 160),
         };
         let options = ron::Options::default();
         if let Ok(v) = options.from_str::<VersionOnly>(text) {
@@ -85,7 +115,119 @@ impl CfgFile {
                 });
             }
         }
-        options.from_str(text).map_err(parse_err)
+        let file: CfgFile = options.from_str(text).map_err(parse_err)?;
+        file.validate().map_err(|problem| CfgFileError::Invalid {
+            path: path.to_path_buf(),
+            problem,
+        })?;
+        Ok(file)
+    }
+
+    /// Checks what the RON shape cannot: a known `kind`; every address a
+    /// code address (`emu::code_addr`) a ROM could have; each block's
+    /// instructions non-empty, first at its entry, all before its end, and
+    /// `entry < end`; every edge joining two blocks (but in an `edge_profile`,
+    /// which keeps no blocks for some ends); and, for exact graphs
+    /// (`truth`, `h90`), no block entry inside another block, because the
+    /// recorder splits blocks at every entry (leader). Sampled graphs may
+    /// overlap: the thesis' builder does not split.
+    pub fn validate(&self) -> Result<(), String> {
+        if !KINDS.contains(&self.kind.as_str()) {
+            return Err(format!(
+                "kind {:?} is not one of {}",
+                shorten(&self.kind),
+                KINDS.join(", ")
+            ));
+        }
+        let cfg = &self.cfg;
+        let mut inside: BTreeMap<u32, u32> = BTreeMap::new();
+        for b in cfg.blocks() {
+            let name = || format!("block {:#x}", b.entry);
+            for &a in b.instrs.iter().chain([&b.entry]) {
+                check_address(a).map_err(|p| format!("{}: {p}", name()))?;
+            }
+            if b.instrs.first() != Some(&b.entry) {
+                return Err(format!(
+                    "{}: its instruction list must start at its entry",
+                    name()
+                ));
+            }
+            if b.end <= b.entry || b.end - b.entry > 0x10000 {
+                return Err(format!(
+                    "{}: end {:#x} is not after its entry {:#x}",
+                    name(),
+                    b.end,
+                    b.entry
+                ));
+            }
+            if let Some(&a) = b.instrs.iter().find(|&&a| a < b.entry || a >= b.end) {
+                return Err(format!(
+                    "{}: instruction {} lies outside the block (entry {:#x}, end {:#x})",
+                    name(),
+                    code_addr::label(a),
+                    b.entry,
+                    b.end
+                ));
+            }
+            for &a in &b.instrs[1..] {
+                inside.insert(a, b.entry);
+            }
+        }
+        if self.kind == "truth" || self.kind == "h90" {
+            for b in cfg.blocks() {
+                if let Some(&outer) = inside.get(&b.entry) {
+                    return Err(format!(
+                        "block {} starts inside block {} (an exact graph splits blocks at every entry)",
+                        code_addr::label(b.entry),
+                        code_addr::label(outer)
+                    ));
+                }
+            }
+        }
+        // An edge profile counts transitions between addresses it keeps no
+        // block for; every other graph describes both ends of its edges.
+        for e in cfg.edges() {
+            for end in [e.src, e.dst] {
+                check_address(end)
+                    .map_err(|p| format!("edge {:#x} -> {:#x}: {p}", e.src, e.dst))?;
+                if self.kind != "edge_profile" && cfg.block(end).is_none() {
+                    return Err(format!(
+                        "edge {} -> {}: {} is not a block",
+                        code_addr::label(e.src),
+                        code_addr::label(e.dst),
+                        code_addr::label(end)
+                    ));
+                }
+            }
+        }
+        for &handler in cfg.interrupts().keys() {
+            check_address(handler).map_err(|p| format!("interrupt handler {handler:#x}: {p}"))?;
+        }
+        for &a in self.disasm.keys() {
+            check_address(a).map_err(|p| format!("disassembly entry {a:#x}: {p}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `a` is a code address some ROM could have: a CPU address, or
+/// banked PRG ROM (CPU part in $8000-$FFFF) at an offset inside the largest
+/// PRG ROM.
+fn check_address(a: u32) -> Result<(), String> {
+    if a < 0x10000 {
+        return Ok(());
+    }
+    if a & 0xFFFF < 0x8000 {
+        return Err(format!(
+            "address {a:#x} names a PRG ROM bank but CPU address {:#06x} is not in ROM",
+            a & 0xFFFF
+        ));
+    }
+    match code_addr::prg_offset(a) {
+        Some(offset) if offset < MAX_PRG_BYTES => Ok(()),
+        _ => Err(format!(
+            "address {a:#x} is not in any PRG ROM (largest: {MAX_PRG_BYTES} bytes)"
+        )),
     }
 }
 
@@ -120,5 +262,85 @@ mod tests {
         assert!(err.contains("version 7"), "{err}");
         let err = CfgFile::parse("(version: 1, kind: 3)", path).unwrap_err();
         assert!(matches!(err, CfgFileError::Parse { .. }), "{err}");
+    }
+
+    fn problem(f: &CfgFile) -> String {
+        CfgFile::parse(&f.to_ron(), Path::new("g.ron"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn rejects_graphs_nesprof_never_writes() {
+        let mut f = sample();
+        f.kind = "hot".into();
+        let e = problem(&f);
+        assert!(
+            e.starts_with("g.ron: kind \"hot\" is not one of truth"),
+            "{e}"
+        );
+
+        let mut f = sample();
+        f.cfg.add_edge(0x8000, 0x9000, 1);
+        let e = problem(&f);
+        assert_eq!(e, "g.ron: edge $8000 -> $9000: $9000 is not a block");
+
+        let mut f = sample();
+        f.cfg.block_mut(0x8000).unwrap().end = 0x7FFF;
+        let e = problem(&f);
+        assert!(
+            e.starts_with("g.ron: block 0x8000: end 0x7fff is not after"),
+            "{e}"
+        );
+
+        let mut f = sample();
+        f.cfg.block_mut(0x8000).unwrap().instrs = vec![0x8000, 0x8004];
+        let e = problem(&f);
+        assert!(e.contains("instruction $8004 lies outside"), "{e}");
+
+        let mut f = sample();
+        f.cfg.insert_block(gfc::Block::new(0x1_8000, 2));
+        let e = problem(&f);
+        assert!(
+            e.starts_with("g.ron: block 0x18000: address 0x18000 is not in any PRG ROM"),
+            "{e}"
+        );
+
+        // Overlap: an exact graph splits blocks at every entry.
+        let mut f = sample();
+        let b = f.cfg.block_mut(0x8000).unwrap();
+        b.instrs = vec![0x8000, 0x8002];
+        b.end = 0x8004;
+        f.cfg.insert_block(gfc::Block::new(0x8002, 2));
+        let e = problem(&f);
+        assert!(e.contains("block $8002 starts inside block $8000"), "{e}");
+        f.kind = "sampled".into();
+        CfgFile::parse(&f.to_ron(), Path::new("g.ron")).unwrap();
+    }
+
+    #[test]
+    fn every_snapshot_record_is_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/snapshots");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "ron") {
+                CfgFile::read(&path).unwrap();
+                n += 1;
+            }
+        }
+        assert!(n > 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_a_device() {
+        let e = CfgFile::read(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "/dev/zero: not a regular file (a device, FIFO or directory could block or never end)"
+        );
     }
 }

@@ -14,7 +14,7 @@
 //! - `u16` 0xFFFF end marker and a RON [`StreamTrailer`] (run totals), so a
 //!   stream cut short by a crash is still readable up to its last batch.
 
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use gfc::{Addr, Flow, Sample};
@@ -217,18 +217,22 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
         });
     }
     let len = u32::from_le_bytes(take(4, "header")?.try_into().unwrap()) as usize;
-    let text =
-        std::str::from_utf8(take(len, "header")?).map_err(|e| corrupt("header", e.to_string()))?;
-    let header: StreamHeader = ron::from_str(text).map_err(|e| corrupt("header", e.to_string()))?;
+    let text = std::str::from_utf8(take(len, "header")?)
+        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
+    let header: StreamHeader = ron::from_str(text)
+        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
     let mut batches = Vec::new();
     let mut trailer = None;
     while let Ok(count_bytes) = take(2, "batch") {
         let count = u16::from_le_bytes(count_bytes.try_into().unwrap());
         if count == END_MARKER {
             let len = u32::from_le_bytes(take(4, "trailer")?.try_into().unwrap()) as usize;
-            let text = std::str::from_utf8(take(len, "trailer")?)
-                .map_err(|e| corrupt("trailer", e.to_string()))?;
-            trailer = Some(ron::from_str(text).map_err(|e| corrupt("trailer", e.to_string()))?);
+            let text = std::str::from_utf8(take(len, "trailer")?).map_err(|e| {
+                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
+            })?;
+            trailer = Some(ron::from_str(text).map_err(|e| {
+                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
+            })?);
             break;
         }
         let first = u64::from_le_bytes(take(8, "batch")?.try_into().unwrap());
@@ -247,7 +251,10 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
             } else {
                 (word(0), word(4), word(8), &rec[12..])
             };
-            cycle += u16::from_le_bytes([rest[2], rest[3]]) as u64;
+            // Checked: `first` comes from the file and may be anything.
+            cycle = cycle
+                .checked_add(u16::from_le_bytes([rest[2], rest[3]]) as u64)
+                .ok_or_else(|| corrupt("batch", "cycle count overflows 64 bits".into()))?;
             let flow = flow_from_code(rest[1] & 0x0F).ok_or_else(|| {
                 corrupt("sample", format!("unknown flow code {}", rest[1] & 0x0F))
             })?;
@@ -270,15 +277,20 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
     })
 }
 
+/// The largest sample stream read: 2 GiB, about four emulated hours at
+/// the thesis' trigger (X = 3 ms, N = 25: 333 batches a second of
+/// 10 + 25 × 16 bytes). Longer runs are not what streams are for (the sweep
+/// replays them whole, in memory).
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 2 << 30,
+    what: "sample streams (2 GiB: ~4 emulated hours at X = 3 ms, N = 25)",
+};
+
+/// Reads and parses the stream at `path`: a regular file of at most
+/// [`MAX_FILE`] bytes.
 pub fn read(path: &Path) -> Result<SampleStream, StreamError> {
-    let mut bytes = Vec::new();
-    let file = std::fs::File::open(path).map_err(|source| StreamError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    BufReader::new(file)
-        .read_to_end(&mut bytes)
-        .map_err(|source| StreamError::Io {
+    let bytes =
+        emu::input_file::read_limited(path, MAX_FILE).map_err(|source| StreamError::Io {
             path: path.to_path_buf(),
             source,
         })?;

@@ -48,6 +48,11 @@ pub struct RecordArgs {
     /// Replay this FCEUX movie while recording.
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// Frames to run (default: the movie's length, else 600), 1 to 100000000.
     #[arg(long, value_parser = crate::options::frames())]
     pub frames: Option<u64>,
@@ -119,7 +124,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     for path in std::iter::once(&args.out).chain(&args.dot) {
         crate::atomic::check(path)?;
     }
-    let opened = open(&args.rom, args.movie.as_deref())?;
+    let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     nes.set_engine(args.engine);
     nes.record_flow();

@@ -36,6 +36,11 @@ pub struct PlayArgs {
     /// Replay this FCEUX movie; the keyboard is ignored until it ends.
     #[arg(long, value_name = "F.fm2", conflicts_with = "record")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// Record the keyboard input into this FCEUX movie. It is written
     /// atomically every few seconds and when the window closes, also on Ctrl-C.
     #[arg(long, value_name = "F.fm2")]
@@ -77,6 +82,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         frames: args.frames,
         mute: args.mute,
         movie: args.movie,
+        ignore_rom_mismatch: args.ignore_rom_mismatch,
         record: args.record,
         overlay: args.overlay,
         truth: args.truth,

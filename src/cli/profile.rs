@@ -29,6 +29,11 @@ pub struct ProfileArgs {
     /// Replay this FCEUX movie while profiling.
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// Emulated minutes to run, above 0 and at most 27000 (default: the
     /// movie's length, else 5).
     #[arg(long, conflicts_with = "frames", value_parser = options::minutes())]
@@ -83,7 +88,7 @@ fn stem(path: &Path) -> String {
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
-    let opened = open(&args.rom, args.movie.as_deref())?;
+    let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match (args.frames, args.minutes) {
         (Some(f), _) => f,

@@ -28,6 +28,11 @@ pub struct RunArgs {
     /// powers on as FCEUX does for movies (see `emu::movie`).
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// CPU engine: the dynamic translator (default) or the interpreter; both
     /// give bit-identical runs.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
@@ -44,7 +49,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     for path in args.screenshot.iter().chain(&args.wav) {
         crate::atomic::check(path)?;
     }
-    let opened = open(&args.rom, args.movie.as_deref())?;
+    let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);
     let mut audio = Vec::new();

@@ -90,6 +90,11 @@ pub struct SweepArgs {
     /// The movie to replay with ROM.
     #[arg(long, value_name = "F.fm2", requires = "rom")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// A RON file listing the workloads (name, rom, movie, minutes).
     #[arg(long, value_name = "FILE")]
     pub workloads: Option<PathBuf>,
@@ -250,10 +255,14 @@ fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
             rom: rom.clone(),
             movie: args.movie.clone(),
             minutes: None,
+            ignore_rom_mismatch: args.ignore_rom_mismatch,
         }],
         (None, Some(file)) => workloads::load(file).map_err(|e| BadInput(e.to_string()))?,
         (None, None) => workloads::bundled(&workloads::repo_root()),
     };
+    for w in &mut list {
+        w.ignore_rom_mismatch |= args.ignore_rom_mismatch;
+    }
     if !args.only.is_empty() {
         if let Some(unknown) = args
             .only

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::emit::emit;
 use crate::error::{BadInput, EXIT_BAD_INPUT};
-use crate::open::checksum_warning;
+use crate::open::check_rom_checksum;
 use crate::testrom::{self, Manifest, Protocol, TestOptions};
 
 #[derive(Debug, Args)]
@@ -26,6 +26,11 @@ pub struct TestArgs {
     /// Replay this FCEUX movie into each ROM (for tests that ask for input).
     #[arg(long, value_name = "F.fm2")]
     pub movie: Option<PathBuf>,
+    /// With --movie: replay even if the movie's romChecksum names another
+    /// ROM (normally an error, since the replay would desync); only a
+    /// warning is printed. For hacks or re-dumps known to be compatible.
+    #[arg(long)]
+    pub ignore_rom_mismatch: bool,
     /// Give up on a ROM after this many frames, 1 to 100000000.
     #[arg(long, default_value_t = TestOptions::default().max_frames, value_parser = crate::options::frames())]
     pub max_frames: u64,
@@ -117,10 +122,8 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     for rom in &roms {
         let name = testrom::display_name(rom, &manifest);
         if let (Some(movie), Some(path)) = (&movie, &args.movie) {
-            if let Ok(bytes) = std::fs::read(rom) {
-                if let Some(w) = checksum_warning(movie, path, rom, &bytes) {
-                    eprintln!("{w}");
-                }
+            if let Ok(bytes) = crate::open::read_rom(rom) {
+                check_rom_checksum(movie, path, rom, &bytes, args.ignore_rom_mismatch)?;
             }
         }
         let protocol = match args

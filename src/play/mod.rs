@@ -63,6 +63,8 @@ pub struct Options {
     pub mute: bool,
     /// Replay this FCEUX movie; the keyboard is ignored until it ends.
     pub movie: Option<PathBuf>,
+    /// Replay it even if it was recorded with another ROM.
+    pub ignore_rom_mismatch: bool,
     /// Record the keyboard input into this FCEUX movie.
     pub record: Option<PathBuf>,
     /// Show the live hot CFG beside the game.
@@ -302,7 +304,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let mut replay = None;
     let mut recorder = None;
     let mut nes: Nes = if let Some(path) = &args.movie {
-        let (nes, r, _) = load_replay(&args.rom, path)?;
+        let (nes, r, _) = load_replay(&args.rom, path, args.ignore_rom_mismatch)?;
         replay = Some(r);
         nes
     } else if let Some(path) = &args.record {

@@ -120,7 +120,7 @@ pub fn prepare(w: &Workload, minutes: Option<f64>) -> Result<Prepared, WorkloadE
         )));
     }
     let bad = |e: anyhow::Error| WorkloadError::Bad(format!("{}: {e:#}", w.name));
-    let opened = open(&w.rom, w.movie.as_deref()).map_err(bad)?;
+    let opened = open(&w.rom, w.movie.as_deref(), w.ignore_rom_mismatch).map_err(bad)?;
     let (nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match minutes.or(w.minutes) {
         Some(m) => minutes_to_frames(m),
@@ -558,6 +558,7 @@ mod tests {
                 rom: "/no/such/rom.nes".into(),
                 movie: None,
                 minutes: None,
+                ignore_rom_mismatch: false,
             },
         );
         let configs: Vec<GfcParams> = GfcParams::grid().step_by(13).collect();

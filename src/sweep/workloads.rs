@@ -19,6 +19,9 @@
 //!   source directory), which is never copied into the repository.
 //! - `movie` and `minutes` are optional; `minutes` defaults to the movie's
 //!   length, or 5 without a movie (the thesis ran each game ~5 minutes).
+//! - `ignore_rom_mismatch` (optional, default `false`): replay the movie even
+//!   if its `romChecksum` names another ROM (otherwise the workload fails),
+//!   as `--ignore-rom-mismatch` does on the command line.
 //!
 //! Errors name the file, line and field. Whether the ROM exists is *not*
 //! checked here: the sweep reports and skips a missing ROM so that a list
@@ -26,6 +29,7 @@
 
 use std::path::{Path, PathBuf};
 
+use emu::input_file::{shorten, shorten_to};
 use serde::{Deserialize, Deserializer};
 use thiserror::Error;
 
@@ -48,6 +52,9 @@ pub struct Workload {
     pub movie: Option<PathBuf>,
     /// Emulated minutes; `None`: the movie's length (or 5 minutes).
     pub minutes: Option<f64>,
+    /// Replay the movie even if it was recorded with another ROM (see
+    /// `open::check_rom_checksum`); the file's `ignore_rom_mismatch: true`.
+    pub ignore_rom_mismatch: bool,
 }
 
 #[derive(Debug, Error)]
@@ -94,6 +101,8 @@ struct EntryShape {
     movie: Option<String>,
     #[serde(default, deserialize_with = "minutes")]
     minutes: Option<f64>,
+    #[serde(default)]
+    ignore_rom_mismatch: bool,
 }
 
 // Value checks run inside deserialization, so ron reports the line and
@@ -128,11 +137,21 @@ fn minutes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     Ok(m)
 }
 
-/// Reads and validates a workloads file.
+/// The largest workloads file read: 4 MiB, hand-written lists being far
+/// smaller (4096 entries of 1 KiB, or 480 naming two 4096-byte paths each).
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 4 << 20,
+    what: "workloads files (4 MiB: thousands of entries)",
+};
+
+/// Reads (a regular file of at most [`MAX_FILE`]) and validates a
+/// workloads file.
 pub fn load(path: &Path) -> Result<Vec<Workload>, WorkloadsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| WorkloadsError::Io {
-        path: path.to_path_buf(),
-        source,
+    let text = emu::input_file::read_limited_text(path, MAX_FILE).map_err(|source| {
+        WorkloadsError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
     parse(&text, path, base, &crate::testrom::roms_dir())
@@ -154,7 +173,7 @@ pub fn parse(
         path: path.to_path_buf(),
         line: e.span.start.line,
         col: e.span.start.col,
-        problem: field_hint(&e.code.to_string()),
+        problem: field_hint(&shorten_to(&e.code.to_string(), 160)),
     })?;
     if shape.workloads.is_empty() {
         return Err(WorkloadsError::Empty {
@@ -173,7 +192,10 @@ pub fn parse(
             return Err(entry_error(
                 &entry.name,
                 seen,
-                format!("field name: workload {:?} is listed twice", entry.name),
+                format!(
+                    "field name: workload {:?} is listed twice",
+                    shorten(&entry.name)
+                ),
             ));
         }
         let resolve = |field: &str, p: &str| {
@@ -191,6 +213,7 @@ pub fn parse(
             rom,
             movie,
             minutes: entry.minutes,
+            ignore_rom_mismatch: entry.ignore_rom_mismatch,
         });
     }
     Ok(out)
@@ -200,7 +223,7 @@ pub fn parse(
 /// valid set; add it.
 fn field_hint(problem: &str) -> String {
     if problem.contains("field") && !problem.contains("expected one of") {
-        format!("{problem} (a workload has fields name, rom, movie, minutes)")
+        format!("{problem} (a workload has fields name, rom, movie, minutes, ignore_rom_mismatch)")
     } else {
         problem.to_string()
     }
@@ -214,7 +237,8 @@ fn resolve_path(p: &str, base: &Path, roms: &Path) -> Result<PathBuf, String> {
     }
     if p.contains("${") {
         return Err(format!(
-            "{p:?}: the only variable is {ROMS_VAR}, at the start of a path"
+            "{:?}: the only variable is {ROMS_VAR}, at the start of a path",
+            shorten(p)
         ));
     }
     let path = Path::new(p);
@@ -266,6 +290,7 @@ pub fn bundled(repo: &Path) -> Vec<Workload> {
             rom: repo.join("roms-test").join(format!("{name}.nes")),
             movie: Some(repo.join("movies").join(format!("{name}.fm2"))),
             minutes: None,
+            ignore_rom_mismatch: false,
         })
         .collect()
 }
@@ -288,7 +313,7 @@ mod tests {
         let w = parse_str(
             r#"(workloads: [
                 (name: "maze", rom: "roms-test/maze.nes", movie: "movies/maze.fm2", minutes: 1.5),
-                (name: "yun", rom: "${ROMS}/games/yun.nes", movie: Some("/abs/yun.fm2")),
+                (name: "yun", rom: "${ROMS}/games/yun.nes", movie: Some("/abs/yun.fm2"), ignore_rom_mismatch: true),
                 (name: "bare", rom: "x.nes"),
             ])"#,
         )
@@ -303,6 +328,7 @@ mod tests {
         assert_eq!(w[1].rom, Path::new("/roms/games/yun.nes"));
         assert_eq!(w[1].movie.as_deref(), Some(Path::new("/abs/yun.fm2")));
         assert_eq!(w[1].minutes, None);
+        assert!(w[1].ignore_rom_mismatch && !w[0].ignore_rom_mismatch);
         assert_eq!(w[2].movie, None);
     }
 

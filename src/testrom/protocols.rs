@@ -23,10 +23,13 @@ pub fn run_test(
 ) -> Result<Verdict, EmuError> {
     let replay = match &options.movie {
         Some(movie) => {
-            let bytes = std::fs::read(rom).map_err(|source| EmuError::Io {
-                path: rom.to_path_buf(),
-                source,
-            })?;
+            let bytes =
+                emu::input_file::read_limited(rom, emu::rom::MAX_FILE).map_err(|source| {
+                    EmuError::Io {
+                        path: rom.to_path_buf(),
+                        source,
+                    }
+                })?;
             Some(Replay::new(&bytes, movie).map_err(|p| EmuError::bad_rom(rom, p))?)
         }
         None => None,
@@ -62,10 +65,11 @@ fn tests_mmc3_revision_a(rom: &Path) -> bool {
 }
 
 fn load_as_mmc3_revision_a(rom: &Path) -> Result<Nes, EmuError> {
-    let bytes = std::fs::read(rom).map_err(|source| EmuError::Io {
-        path: rom.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        emu::input_file::read_limited(rom, emu::rom::MAX_FILE).map_err(|source| EmuError::Io {
+            path: rom.to_path_buf(),
+            source,
+        })?;
     let mut image = RomImage::parse(&bytes).map_err(|p| EmuError::bad_rom(rom, p))?;
     image.header.submapper = 4;
     let cart = Cartridge::from_image(image).map_err(|p| EmuError::bad_rom(rom, p))?;

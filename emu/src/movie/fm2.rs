@@ -9,15 +9,23 @@
 //! any other character pressed, as FCEUX reads it. A port with no device has
 //! an empty field, and `port2` (the Famicom expansion port) is always empty.
 //!
-//! Reading is strict where FCEUX would silently desync (a malformed input
-//! line is an error naming its line number) and keeps header keys it does not
-//! interpret, so read → write → read gives the same movie.
+//! Reading is strict where FCEUX would silently desync or read garbage (a
+//! malformed input line, a header line that is not `key value`, a bad
+//! `version`, a file cut off before its first input line, fewer input lines
+//! than `length` claims: each an error naming its line number), and keeps
+//! header keys it does not interpret, so read → write → read gives the same
+//! movie. Unknown keys are tolerated, as FCEUX ignores them and newer
+//! versions add some, but only when they look like keys (a letter, then
+//! letters, digits or `_`, at most 40 characters) and have a value; any
+//! other line among the header lines is damage. Error messages quote at most
+//! 40 characters of any field (`input_file::shorten`).
 
 use std::path::Path;
 
 use super::checksum::{format_checksum, parse_checksum};
 use super::ram_init::RamInit;
 use super::MovieError;
+use crate::input_file::shorten;
 
 /// Command bits of an input line (FCEUX `MOVIECMD_*`).
 pub mod command {
@@ -107,12 +115,64 @@ pub struct Movie {
 /// Gamepad characters in file order: bit 7 (Right) first, bit 0 (A) last.
 const MNEMONICS: &[u8; 8] = b"RLDUTSBA";
 
+/// The largest movie file read: 24 hours of input at 60 frames a second,
+/// 32 bytes a line (the longest well-formed line, `|255|RLDUTSBA|RLDUTSBA||`
+/// and CR LF, is 27), plus 1 MiB of header for comments and subtitles.
+/// Longer TAS movies than a day of play do not exist; a bigger file is a
+/// mistake, refused before it is read.
+pub const MAX_FILE: crate::input_file::SizeLimit = crate::input_file::SizeLimit {
+    bytes: 24 * 3600 * 60 * 32 + (1 << 20),
+    what: "FM2 movies (24 hours at 60 fps, 32 bytes a line, plus 1 MiB of header)",
+};
+
+/// Header keys with a meaning in FCEUX's FM2 (its `MovieData::installValue`
+/// and the TASVideos page). `length` is TAS Editor's.
+const KNOWN_KEYS: [&str; 22] = [
+    "version",
+    "emuVersion",
+    "rerecordCount",
+    "palFlag",
+    "romFilename",
+    "romChecksum",
+    "guid",
+    "fourscore",
+    "microphone",
+    "port0",
+    "port1",
+    "port2",
+    "FDS",
+    "NewPPU",
+    "RAMInitOption",
+    "RAMInitSeed",
+    "comment",
+    "subtitle",
+    "binary",
+    "savestate",
+    "saveram",
+    "length",
+];
+
+/// Longest key accepted; FCEUX's longest is 13 characters.
+const MAX_KEY_LEN: usize = 40;
+
+/// Whether `key` looks like a header key: a letter, then letters, digits or
+/// `_`. FCEUX ignores keys it does not know (newer versions add some), so an
+/// unknown key of this shape is kept; anything else is a damaged line.
+fn is_key_shaped(key: &str) -> bool {
+    key.len() <= MAX_KEY_LEN
+        && key.starts_with(|c: char| c.is_ascii_alphabetic())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 impl Movie {
+    /// Reads and parses the movie at `path`: a regular file of at most
+    /// [`MAX_FILE`] bytes.
     pub fn load(path: &Path) -> Result<Movie, MovieError> {
-        let bytes = std::fs::read(path).map_err(|source| MovieError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes =
+            crate::input_file::read_limited(path, MAX_FILE).map_err(|source| MovieError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Movie::parse(
             &String::from_utf8_lossy(&bytes),
             &path.display().to_string(),
@@ -120,6 +180,13 @@ impl Movie {
     }
 
     /// Parses FM2 text; `source` names the file in error messages.
+    ///
+    /// Strict about the header, where FCEUX is lenient: the first line must
+    /// be `version 3`; every header line is `key value` with a key-shaped key
+    /// (unknown keys are kept, as FCEUX ignores them, if they look like keys);
+    /// known keys must have well-formed values; and there must be at least
+    /// one input line (and at least `length` of them, if given), so a file
+    /// cut off inside its header is an error rather than an empty movie.
     pub fn parse(text: &str, source: &str) -> Result<Movie, MovieError> {
         let err = |line: usize, message: String| MovieError::Format {
             path: source.to_string(),
@@ -130,10 +197,14 @@ impl Movie {
             path: source.to_string(),
             message,
         };
-        if !text.starts_with("version 3") {
+        let first = text.split('\n').next().unwrap_or("");
+        if first.trim_end_matches([' ', '\t', '\r']) != "version 3" {
             return Err(err(
                 1,
-                "not an FM2 movie: the file must start with `version 3`".into(),
+                format!(
+                    "not an FM2 movie: the file must start with `version 3`, found `{}`",
+                    shorten(first)
+                ),
             ));
         }
         let mut header = Header {
@@ -143,13 +214,17 @@ impl Movie {
         };
         let mut frames = Vec::new();
         let mut seen_input = false;
+        let mut last_line = 1;
+        let mut length: Option<u32> = None;
         for (index, raw) in text.split('\n').enumerate() {
             let number = index + 1;
-            let line = raw.strip_suffix('\r').unwrap_or(raw);
+            // All trailing CRs: a value kept with one would not survive a write-back.
+            let line = raw.trim_end_matches('\r');
             let trimmed = line.trim_start_matches([' ', '\t']);
             if trimmed.is_empty() {
                 continue;
             }
+            last_line = number;
             if let Some(record) = trimmed.strip_prefix('|') {
                 seen_input = true;
                 frames.push(parse_record(record, &header.ports).map_err(|m| err(number, m))?);
@@ -162,16 +237,32 @@ impl Movie {
                 ),
                 None => (trimmed, ""),
             };
+            let known = KNOWN_KEYS.contains(&key);
+            if !known && (!is_key_shaped(key) || value.is_empty()) {
+                return Err(err(
+                    number,
+                    format!(
+                        "not a header line (`key value`) or an input line (`|...|`): `{}`",
+                        shorten(line)
+                    ),
+                ));
+            }
             let int = |v: &str| -> Result<i64, MovieError> {
-                v.trim()
-                    .parse::<i64>()
-                    .map_err(|_| err(number, format!("`{key}` needs a whole number, found `{v}`")))
+                v.trim().parse::<i64>().map_err(|_| {
+                    err(
+                        number,
+                        format!("`{key}` needs a whole number, found `{}`", shorten(v)),
+                    )
+                })
             };
             let flag = |v: &str| -> Result<bool, MovieError> {
                 match int(v)? {
                     0 => Ok(false),
                     1 => Ok(true),
-                    _ => Err(err(number, format!("`{key}` must be 0 or 1, found `{v}`"))),
+                    _ => Err(err(
+                        number,
+                        format!("`{key}` must be 0 or 1, found `{}`", shorten(v)),
+                    )),
                 }
             };
             let must_be_off = |v: &str, what: &str| -> Result<(), MovieError> {
@@ -188,7 +279,7 @@ impl Movie {
                 // lines is far more likely a damaged file.
                 return Err(err(
                     number,
-                    format!("header key `{key}` after the first input line"),
+                    format!("header key `{}` after the first input line", shorten(key)),
                 ));
             }
             match key {
@@ -196,7 +287,7 @@ impl Movie {
                     if value.trim() != "3" {
                         return Err(err(
                             number,
-                            format!("FM2 version `{value}` (only version 3 exists)"),
+                            format!("FM2 version `{}` (only version 3 exists)", shorten(value)),
                         ));
                     }
                 }
@@ -209,18 +300,24 @@ impl Movie {
                 "FDS" => must_be_off(value, "the Famicom Disk System")?,
                 "binary" => must_be_off(value, "the binary input log")?,
                 "NewPPU" => header.new_ppu = flag(value)?,
+                // Recorded for the Famicom's second controller; it changes
+                // no input we replay, so it is only checked and kept.
+                "microphone" => {
+                    flag(value)?;
+                    header.extra.push((key.to_string(), value.to_string()));
+                }
                 "romFilename" => header.rom_filename = value.to_string(),
                 "romChecksum" => {
                     header.rom_checksum = Some(parse_checksum(value).ok_or_else(|| {
                         err(
                             number,
-                            format!("`romChecksum {value}`: expected `base64:` and 16 bytes of MD5, or 32 hex digits"),
+                            format!("`romChecksum {}`: expected `base64:` and 16 bytes of MD5, or 32 hex digits", shorten(value)),
                         )
                     })?)
                 }
                 "guid" => header.guid = value.to_string(),
                 "port0" | "port1" => {
-                    let port = (key.as_bytes()[4] - b'0') as usize;
+                    let port = usize::from(key == "port1");
                     header.ports[port] = match int(value)? {
                         0 => PortDevice::None,
                         1 => PortDevice::Gamepad,
@@ -240,7 +337,8 @@ impl Movie {
                 "port2" => {
                     if int(value)? != 0 {
                         return Err(unsupported(format!(
-                            "line {number}: `port2 {value}`: Famicom expansion devices are not supported"
+                            "line {number}: `port2 {}`: Famicom expansion devices are not supported",
+                            shorten(value)
                         )));
                     }
                 }
@@ -249,7 +347,7 @@ impl Movie {
                     if !(0..=3).contains(&option) {
                         return Err(err(
                             number,
-                            format!("`RAMInitOption {value}`: expected 0-3"),
+                            format!("`RAMInitOption {}`: expected 0-3", shorten(value)),
                         ));
                     }
                     header.ram_init.option = option as u8;
@@ -259,7 +357,10 @@ impl Movie {
                 "RAMInitSeed" => {
                     let seed = int(value)?;
                     if !(i32::MIN as i64..=u32::MAX as i64).contains(&seed) {
-                        return Err(err(number, format!("`RAMInitSeed {value}` is out of range")));
+                        return Err(err(
+                            number,
+                            format!("`RAMInitSeed {}` is out of range", shorten(value)),
+                        ));
                     }
                     header.ram_init.seed = seed as u32;
                 }
@@ -277,16 +378,37 @@ impl Movie {
                 }
                 // TAS Editor projects truncate the log at `length` frames.
                 "length" => {
-                    to_u32(int(value)?, key, number, source)?;
+                    length = Some(to_u32(int(value)?, key, number, source)?);
                     header.extra.push((key.to_string(), value.to_string()));
                 }
                 _ => header.extra.push((key.to_string(), value.to_string())),
             }
         }
-        if let Some((_, length)) = header.extra.iter().find(|(k, _)| k == "length") {
-            if let Ok(length) = length.trim().parse::<usize>() {
-                frames.truncate(length);
+        if frames.is_empty() {
+            return Err(err(
+                last_line,
+                "the file ends inside the header: no input lines (`|commands|port0|port1|port2|`)"
+                    .into(),
+            ));
+        }
+        if let Some(length) = length {
+            let length = length as usize;
+            if length == 0 {
+                return Err(err(
+                    last_line,
+                    "`length 0` leaves no frames (a movie needs at least one)".into(),
+                ));
             }
+            if length > frames.len() {
+                return Err(err(
+                    last_line,
+                    format!(
+                        "`length {length}` but the file has only {} input lines (truncated?)",
+                        frames.len()
+                    ),
+                ));
+            }
+            frames.truncate(length);
         }
         Ok(Movie { header, frames })
     }
@@ -383,10 +505,12 @@ fn parse_record(record: &str, ports: &[PortDevice; 2]) -> Result<FrameInput, Str
             fields.len()
         ));
     }
-    let commands: u8 = fields[0]
-        .trim()
-        .parse()
-        .map_err(|_| format!("commands field `{}` is not a number 0-255", fields[0]))?;
+    let commands: u8 = fields[0].trim().parse().map_err(|_| {
+        format!(
+            "commands field `{}` is not a number 0-255",
+            shorten(fields[0])
+        )
+    })?;
     let unknown = commands & !command::SUPPORTED;
     if unknown != 0 {
         let what = if unknown & (command::FDS_INSERT | command::FDS_SELECT) != 0 {
@@ -410,7 +534,8 @@ fn parse_record(record: &str, ports: &[PortDevice; 2]) -> Result<FrameInput, Str
             PortDevice::None => {
                 if !field.is_empty() {
                     return Err(format!(
-                        "port{port} has no device in the header but its field is `{field}`"
+                        "port{port} has no device in the header but its field is `{}`",
+                        shorten(field)
                     ));
                 }
             }
@@ -418,7 +543,8 @@ fn parse_record(record: &str, ports: &[PortDevice; 2]) -> Result<FrameInput, Str
                 let chars: Vec<char> = field.chars().collect();
                 if chars.len() != 8 {
                     return Err(format!(
-                        "port{port} field `{field}` must be 8 characters (RLDUTSBA, `.` = released)"
+                        "port{port} field `{}` must be 8 characters (RLDUTSBA, `.` = released)",
+                        shorten(field)
                     ));
                 }
                 for (i, c) in chars.iter().enumerate() {
@@ -432,7 +558,7 @@ fn parse_record(record: &str, ports: &[PortDevice; 2]) -> Result<FrameInput, Str
     if !fields[3].is_empty() {
         return Err(format!(
             "port2 field `{}` must be empty (no expansion device)",
-            fields[3]
+            shorten(fields[3])
         ));
     }
     Ok(input)
@@ -503,5 +629,75 @@ port2 0\nFDS 0\nNewPPU 0\ncomment author someone\nsubtitle 10 hello there\n\
         assert_eq!(m.header.ports[1], PortDevice::None);
         assert_eq!(m.frames[0].ports[0], buttons::START);
         assert_eq!(Movie::parse(&m.to_fm2(), "y").unwrap(), m);
+    }
+
+    #[test]
+    fn header_errors_name_the_line() {
+        // Cut off inside the header: no input lines.
+        let cut = &SAMPLE[..SAMPLE.find("port0").unwrap()];
+        let e = Movie::parse(cut, "m.fm2").unwrap_err().to_string();
+        assert!(
+            e.starts_with("m.fm2:9: the file ends inside the header"),
+            "{e}"
+        );
+        // Cut in the middle of a header line.
+        let e = Movie::parse("version 3\nemuVers", "m.fm2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.fm2:2:"), "{e}");
+        // A junk line among the header lines.
+        let bad = SAMPLE.replace("port2 0\n", "port2 0\n%%% garbage\n");
+        let e = Movie::parse(&bad, "m.fm2").unwrap_err().to_string();
+        assert!(e.starts_with("m.fm2:13: not a header line"), "{e}");
+        let bad = SAMPLE.replace("port2 0\n", "port2 0\nlonelyword\n");
+        let e = Movie::parse(&bad, "m.fm2").unwrap_err().to_string();
+        assert!(e.starts_with("m.fm2:13: not a header line"), "{e}");
+        // An unknown but key-shaped key is kept, as FCEUX ignores it.
+        let extra = SAMPLE.replace("port2 0\n", "port2 0\nnewKey 7\n");
+        let m = Movie::parse(&extra, "m.fm2").unwrap();
+        assert!(m.header.extra.contains(&("newKey".into(), "7".into())));
+        // Bad versions.
+        let e = Movie::parse("version 33\n|0|........|........||\n", "m.fm2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.fm2:1: not an FM2 movie"), "{e}");
+        let bad = SAMPLE.replace("emuVersion", "version 2\nemuVersion");
+        let e = Movie::parse(&bad, "m.fm2").unwrap_err().to_string();
+        assert!(e.starts_with("m.fm2:2: FM2 version `2`"), "{e}");
+        // More frames claimed than present.
+        let bad = SAMPLE.replace("NewPPU 0\n", "NewPPU 0\nlength 9\n");
+        let e = Movie::parse(&bad, "m.fm2").unwrap_err().to_string();
+        assert!(e.contains("`length 9` but the file has only 3"), "{e}");
+    }
+
+    #[test]
+    fn huge_fields_are_shortened_in_errors() {
+        let field = "9".repeat(5 << 20) + "x";
+        for bad in [
+            SAMPLE.replace("emuVersion 22020", &format!("emuVersion {field}")),
+            SAMPLE.replace("|0|........|", &format!("|{field}|........|")),
+            SAMPLE.replace("|0|........|", &format!("|0|{field}|")),
+            SAMPLE.replace("port2 0\n", &format!("port2 0\n{field} 1\n")),
+            format!("version 3{field}\n"),
+        ] {
+            let e = Movie::parse(&bad, "m.fm2").unwrap_err().to_string();
+            assert!(e.chars().count() < 200, "{} chars", e.len());
+            assert!(e.contains('…'), "{e}");
+        }
+    }
+
+    /// Inputs the input fuzzer (`src/input_fuzz.rs`) found.
+    #[test]
+    fn fuzz_findings_stay_fixed() {
+        // A value ending in a second CR was kept with it, and lost it when
+        // written back and read again.
+        let text = "version 3\r\nport255 0\r\r\n|2|....T...|...U...A||\n|0|...U....|........||\n";
+        let m = Movie::parse(text, "f").unwrap();
+        assert_eq!(Movie::parse(&m.to_fm2(), "g").unwrap(), m);
+        // `length 0` read as an empty movie, which cannot be written back.
+        let e = Movie::parse("version 3\nlength 0\n|0|........|........||\n", "f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`length 0` leaves no frames"), "{e}");
     }
 }

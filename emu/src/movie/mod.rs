@@ -20,7 +20,7 @@ mod ram_init;
 use std::path::PathBuf;
 
 pub use checksum::{format_checksum, parse_checksum, rom_checksum};
-pub use fm2::{command, FrameInput, Header, Movie, PortDevice};
+pub use fm2::{command, FrameInput, Header, Movie, PortDevice, MAX_FILE};
 pub use playback::{power_on, Replay, FRAMES_AT_POWER_ON};
 pub use ram_init::RamInit;
 
