@@ -128,9 +128,10 @@ fn minutes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     let m = Option::<f64>::deserialize(d)?;
     if let Some(m) = m {
         // The NaN check matters: `m > 0.0` is false for NaN.
-        if !(m.is_finite() && m > 0.0) {
+        if !(m.is_finite() && m > 0.0 && m <= crate::options::MAX_MINUTES) {
             return Err(serde::de::Error::custom(format!(
-                "minutes must be a positive number, got {m}"
+                "minutes must be a positive number at most {}, got {m}",
+                crate::options::MAX_MINUTES
             )));
         }
     }
