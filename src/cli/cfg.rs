@@ -247,10 +247,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         outputs.write("hot_cfg.dot", dot)?;
         outputs.commit()?;
     }
-    emit(&crate::cli::profile::metric_line(
-        &metrics,
-        trailer.frame_hash,
-    ));
+    emit(&crate::emit::metric_line(&metrics, trailer.frame_hash));
     Ok(ExitCode::SUCCESS)
 }
 

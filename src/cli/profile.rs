@@ -15,7 +15,7 @@ use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
 use crate::atomic;
-use crate::emit::emit;
+use crate::emit::{emit, metric_line};
 use crate::error::BadInput;
 use crate::open::open;
 use crate::options;
@@ -286,23 +286,4 @@ fn builder_label(args: &ProfileArgs) -> String {
     } else {
         args.builder.to_string()
     }
-}
-
-/// `profile`'s last line (and `cfg build`'s): the DESIGN.md fields in
-/// their order, then the fields added since, appended.
-pub fn metric_line(m: &Metrics, frame_hash: u64) -> String {
-    format!(
-        "similarity={:.4} precision={:.4} weighted={:.4} overlap={:.4} sampled_pct={:.4} edges_g={} edges_h90={} frame_hash={:016x} similarity99={:.4} edges_h99={} hot_precision={:.4}",
-        m.similarity,
-        m.precision,
-        m.weighted,
-        m.overlap,
-        m.sampled_pct,
-        m.edges_g,
-        m.edges_h90,
-        frame_hash,
-        m.similarity99,
-        m.edges_h99,
-        m.hot_precision
-    )
 }
