@@ -21,7 +21,12 @@ impl BatterySave {
         nes.battery_ram()?;
         let path = rom.with_extension("sav");
         let mut last_written = None;
-        if let Ok(bytes) = std::fs::read(&path) {
+        // NES 2.0's largest battery-backed PRG RAM is 1 MiB (64 << 14).
+        let limit = emu::input_file::SizeLimit {
+            bytes: 1 << 20,
+            what: "a battery save (NES 2.0's largest PRG-NVRAM, 1 MiB)",
+        };
+        if let Ok(bytes) = emu::input_file::read_limited(&path, limit) {
             match nes.load_battery_ram(&bytes) {
                 Ok(()) => {
                     eprintln!("loaded battery save {}", path.display());

@@ -45,7 +45,12 @@ impl Manifest {
     /// Loads `MANIFEST.tsv` from `root`. A missing manifest gives an empty one.
     pub fn load(root: &Path) -> Result<Manifest, String> {
         let file = root.join("MANIFEST.tsv");
-        let text = match std::fs::read_to_string(&file) {
+        // A manifest of thousands of ROMs is tens of KiB.
+        let limit = emu::input_file::SizeLimit {
+            bytes: 16 << 20,
+            what: "a test-ROM manifest (16 MiB: far above any list of ROMs)",
+        };
+        let text = match emu::input_file::read_limited_text(&file, limit) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Manifest {

@@ -190,7 +190,12 @@ fn blargg_6000(nes: &mut Nes, options: &TestOptions, frames: &mut Frames) -> Ver
 
 fn nestest_log(nes: &mut Nes, rom: &Path) -> Verdict {
     let log_path = rom.with_extension("log");
-    let log = match std::fs::read_to_string(&log_path) {
+    // nestest.log is about 1 MiB (8991 lines).
+    let limit = emu::input_file::SizeLimit {
+        bytes: 64 << 20,
+        what: "a nestest-format trace log (64 MiB)",
+    };
+    let log = match emu::input_file::read_limited_text(&log_path, limit) {
         Ok(log) => log,
         Err(e) => {
             return Verdict {
