@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# nesprof against FCEUX, side by side: the same ROMs (and movies) for the
+# same number of frames, in interleaved rounds (FCEUX, translator,
+# interpreter, next workload, ...) so that load on the machine hits all
+# three alike. Prints a Markdown table of medians, ranges and ratios.
+#
+# Usage: scripts/peers-bench.sh [FRAMES] [ROUNDS] [ROM[:MOVIE]]...
+#   FRAMES  frames per run (default 3000), from power-on
+#   ROUNDS  rounds (default 5)
+#   ROM[:MOVIE]  workloads (default: nestest and all_instrs idle, lunarlimit
+#           with no input, and the bundled movies of fff, yun, full_game,
+#           hello_mmc3 and novathesquirrel)
+#
+# FCEUX (Debian's package; installed here with apt-get when missing, as
+# root or with password-less sudo) runs under Xvfb with sound off, the old
+# PPU (its default scanline renderer, `--newppu 0`), a throwaway HOME (it
+# rewrites its config even with `--no-config 1`) and a Lua script that sets
+# maximum speed and times the frame loop with os.clock() (the process's CPU
+# time: FCEUX emulates on one thread, so this is the loop's time without
+# start-up). nesprof's figure is the fps of `nesprof run`'s summary line
+# (the frame loop's wall time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+frames=${1:-3000}
+rounds=${2:-5}
+shift $(( $# < 2 ? $# : 2 ))
+roms=${NESPROF_ROMS:-../shared/roms}
+
+say() { printf 'peers-bench: %s\n' "$*" >&2; }
+
+fceux=$(command -v fceux || true)
+[ -n "$fceux" ] || [ ! -x /usr/games/fceux ] || fceux=/usr/games/fceux
+if [ -z "$fceux" ] || ! command -v Xvfb >/dev/null; then
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+    say "installing fceux and xvfb with apt-get"
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends fceux xvfb >/dev/null
+    fceux=$(command -v fceux || echo /usr/games/fceux)
+fi
+
+cargo build --release --quiet
+bin=target/release/nesprof
+
+workloads=("$@")
+if [ ${#workloads[@]} -eq 0 ]; then
+    workloads=(
+        "$roms/cpu/nestest/nestest.nes"
+        "$roms/cpu/instr_test-v5/all_instrs.nes"
+        "$roms/games/lunarlimit.nes"
+    )
+    for game in fff yun full_game hello_mmc3 novathesquirrel; do
+        workloads+=("$roms/games/$game.nes:movies/$game.fm2")
+    done
+fi
+
+scratch=$(mktemp -d)
+xvfb_pid=
+cleanup() {
+    [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
+    rm -rf "$scratch"
+}
+trap cleanup EXIT INT TERM
+
+display=
+for n in $(seq 90 120); do
+    [ -e "/tmp/.X$n-lock" ] && continue
+    Xvfb ":$n" -screen 0 640x480x24 -nolisten tcp -noreset >/dev/null 2>&1 &
+    xvfb_pid=$!
+    sleep 1
+    if kill -0 "$xvfb_pid" 2>/dev/null; then display=":$n"; break; fi
+done
+[ -n "$display" ] || { say "cannot start Xvfb"; exit 1; }
+
+cat >"$scratch/bench.lua" <<'LUA'
+local frames = tonumber(os.getenv("BENCH_FRAMES"))
+emu.speedmode("maximum")
+local t0 = os.clock()
+for _ = 1, frames do emu.frameadvance() end
+local t1 = os.clock()
+local out = io.open(os.getenv("BENCH_OUT"), "w")
+out:write(string.format("%.3f\n", frames / (t1 - t0)))
+out:close()
+emu.exit()
+LUA
+
+fceux_fps() { # ROM [MOVIE]
+    local out="$scratch/fceux.out" home="$scratch/home"
+    rm -rf "$out" "$home"; mkdir -p "$home"
+    local args=(--sound 0 --no-config 1 --videoDriver 1 --newppu 0 --loadlua "$scratch/bench.lua")
+    [ -z "${2:-}" ] || args+=(--playmov "$2")
+    HOME=$home DISPLAY=$display BENCH_FRAMES=$frames BENCH_OUT=$out \
+        timeout 600 "$fceux" "${args[@]}" "$1" >/dev/null 2>&1 || true
+    cat "$out" 2>/dev/null || echo nan
+}
+
+nesprof_fps() { # ENGINE ROM [MOVIE]
+    local args=(run "$2" --frames "$frames" --engine "$1")
+    [ -z "${3:-}" ] || args+=(--movie "$3")
+    "$bin" "${args[@]}" 2>/dev/null | tail -1 | sed -n 's/.*fps=\([0-9.]*\).*/\1/p'
+}
+
+declare -A results
+for round in $(seq "$rounds"); do
+    say "round $round of $rounds"
+    for w in "${workloads[@]}"; do
+        rom=${w%%:*}; movie=; [ "$w" = "$rom" ] || movie=${w#*:}
+        [ -f "$rom" ] || { say "missing $rom"; continue; }
+        results["$w|fceux"]+="$(fceux_fps "$rom" "$movie") "
+        results["$w|translate"]+="$(nesprof_fps translate "$rom" "$movie") "
+        results["$w|interp"]+="$(nesprof_fps interp "$rom" "$movie") "
+    done
+done
+
+stats() { # values... -> "median min max"
+    printf '%s\n' "$@" | grep -v '^nan$' | sort -g |
+        awk '{a[NR]=$1} END {if (NR==0) {print "nan nan nan"} else {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.0f %.0f %.0f\n", m, a[1], a[NR]}}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 > 0) printf "%.2f", a/b; else print "-"}'; }
+
+echo "| workload | FCEUX fps | translate fps | interp fps | translate / FCEUX | interp / FCEUX | translate / interp |"
+echo "|---|---|---|---|---|---|---|"
+for w in "${workloads[@]}"; do
+    rom=${w%%:*}
+    [ -f "$rom" ] || continue
+    name=$(basename "$rom" .nes); [ "$w" = "$rom" ] || name="$name (movie)"
+    read -r fm flo fhi <<<"$(stats ${results["$w|fceux"]})"
+    read -r tm tlo thi <<<"$(stats ${results["$w|translate"]})"
+    read -r im ilo ihi <<<"$(stats ${results["$w|interp"]})"
+    echo "| $name | $fm ($flo–$fhi) | $tm ($tlo–$thi) | $im ($ilo–$ihi) | $(ratio "$tm" "$fm") | $(ratio "$im" "$fm") | $(ratio "$tm" "$im") |"
+done
+echo
+echo "$frames frames from power-on, $rounds interleaved rounds, medians (ranges); FCEUX $("$fceux" --version 2>&1 | head -1 || true)"
