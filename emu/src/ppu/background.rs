@@ -68,6 +68,22 @@ impl Ppu {
         self.increment_coarse_x();
     }
 
+    /// [`Ppu::background_tile`] for a mapper that watches the PPU bus: the
+    /// tile's dots start after `start` (the dot counter before its first
+    /// dot), and each fetch is made with the counter at its own dot (1, 3,
+    /// 5 and 7 dots in), as dot-by-dot ticking makes them.
+    pub(super) fn background_tile_timed(&mut self, tile: usize, cart: &mut Cartridge, start: u64) {
+        self.dots = start + 1;
+        self.fetch_nametable(cart);
+        self.dots = start + 3;
+        self.fetch_attribute(cart);
+        self.dots = start + 5;
+        self.fetch_pattern_lo(cart);
+        self.dots = start + 7;
+        self.fetch_pattern_hi(tile, cart);
+        self.increment_coarse_x();
+    }
+
     #[inline(always)]
     fn fetch_nametable(&mut self, cart: &mut Cartridge) {
         self.nt_latch = self.fetch(0x2000 | (self.v & 0x0FFF), cart);

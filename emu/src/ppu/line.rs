@@ -84,7 +84,9 @@ impl Ppu {
     /// Runs the next 8 dots as one tile step when they are exactly one
     /// background tile's fetches with nothing else due (dots 1-248 and
     /// 321-336 of a rendering line, starting on a tile boundary). Returns
-    /// false, doing nothing, otherwise.
+    /// false, doing nothing, otherwise. Also on boards whose mapper watches
+    /// the PPU bus: the bus never runs a catch-up past the dot the mapper's
+    /// IRQ could first rise at, and the mapper sees each fetch at its dot.
     pub(super) fn run_tile(&mut self, cart: &mut Cartridge) -> bool {
         let dot = self.dot;
         let line = self.scanline;
@@ -109,9 +111,17 @@ impl Ppu {
         } else {
             ((dot - 320) >> 3) as usize
         };
-        self.background_tile(tile, cart);
+        if cart.watches_ppu() {
+            // A mapper watching the bus (MMC3) sees each fetch at its own
+            // dot, as ticking would show it: its A12 filter times the gaps.
+            let start = self.dots;
+            self.background_tile_timed(tile, cart, start);
+            self.dots = start + 8;
+        } else {
+            self.background_tile(tile, cart);
+            self.dots += 8;
+        }
         self.dot += 8;
-        self.dots += 8;
         self.next_event = 0;
         true
     }

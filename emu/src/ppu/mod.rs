@@ -250,15 +250,13 @@ impl Ppu {
     /// done line at a time (see `line.rs`), the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            if !cart.watches_ppu() {
-                if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 {
-                    dots -= self.run_line(cart);
-                    continue;
-                }
-                if dots >= 8 && self.run_tile(cart) {
-                    dots -= 8;
-                    continue;
-                }
+            if !cart.watches_ppu() && self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 {
+                dots -= self.run_line(cart);
+                continue;
+            }
+            if dots >= 8 && self.run_tile(cart) {
+                dots -= 8;
+                continue;
             }
             self.tick(cart);
             dots -= 1;
