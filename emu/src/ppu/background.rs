@@ -36,9 +36,9 @@ impl Ppu {
     /// Reads PPU memory for rendering, reporting the address to mappers that
     /// watch the PPU bus (MMC3's A12 counter).
     #[inline(always)]
-    pub(super) fn fetch(&self, addr: u16, cart: &mut Cartridge) -> u8 {
+    pub(super) fn fetch(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
         if cart.watches_ppu() {
-            cart.ppu_bus(addr, self.dots);
+            self.report_bus(addr, cart);
         }
         cart.ppu_read(addr)
     }

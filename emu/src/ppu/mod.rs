@@ -148,6 +148,9 @@ pub struct Ppu {
     pub emphasis: [u8; HEIGHT],
     /// Set when scanline 239 completes; cleared by the frame loop.
     pub frame_complete: bool,
+    /// PPU A12 as last reported to a mapper watching the bus (see
+    /// [`Ppu::report_bus`]).
+    reported_a12: bool,
 }
 
 impl Default for Ppu {
@@ -201,6 +204,23 @@ impl Ppu {
             frame_buffer: vec![0; WIDTH * HEIGHT],
             emphasis: [0; HEIGHT],
             frame_complete: false,
+            reported_a12: false,
+        }
+    }
+
+    /// Tells a mapper watching the PPU bus (the caller checked that one
+    /// does) that `addr` is on it. The watching mappers look at A12 only
+    /// (the MMC3 counts its rises, timing the low spans between; SNROM's
+    /// RAM enable follows its level), and a report repeating the level the
+    /// mapper was last told changes nothing in either, so only changes are
+    /// passed on: most fetches of a line repeat it. The mapper and this
+    /// field start alike (A12 low at power-on) and change only together.
+    #[inline(always)]
+    pub(super) fn report_bus(&mut self, addr: u16, cart: &mut Cartridge) {
+        let a12 = addr & 0x1000 != 0;
+        if a12 != self.reported_a12 {
+            self.reported_a12 = a12;
+            cart.ppu_bus(addr, self.dots);
         }
     }
 

@@ -125,7 +125,7 @@ impl Ppu {
                     self.t = (self.t & 0xFF00) | value as u16;
                     self.v = self.t;
                     if cart.watches_ppu() {
-                        cart.ppu_bus(self.v & 0x3FFF, self.dots);
+                        self.report_bus(self.v & 0x3FFF, cart);
                     }
                 }
                 self.w = !self.w;
@@ -158,7 +158,7 @@ impl Ppu {
             self.v = self.v.wrapping_add(step) & 0x7FFF;
         }
         if cart.watches_ppu() {
-            cart.ppu_bus(self.v & 0x3FFF, self.dots);
+            self.report_bus(self.v & 0x3FFF, cart);
         }
     }
 

@@ -235,7 +235,7 @@ impl Ppu {
         let slot = ((dot - 257) >> 3) as usize;
         match step {
             0 | 2 if cart.watches_ppu() => {
-                cart.ppu_bus(0x2000 | (self.v & 0x0FFF), self.dots);
+                self.report_bus(0x2000 | (self.v & 0x0FFF), cart);
             }
             4 | 6 => {
                 // Empty slots fetch too (tile $FF), which only a mapper
