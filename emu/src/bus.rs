@@ -176,10 +176,20 @@ impl Bus {
         } else if self.cart.watches_ppu() {
             self.ppu
                 .dots_until_output_change()
-                .min(self.cart.ppu_dots_before_irq())
+                .min(self.dots_before_mapper_irq())
         } else {
             self.ppu.dots_until_output_change()
         };
+    }
+
+    /// A lower bound on the PPU dots before a bus-watching mapper's IRQ can
+    /// rise: from the counted A12 rises it needs and the PPU's fetch pattern
+    /// when both are known, else the mapper's own bound.
+    fn dots_before_mapper_irq(&self) -> u32 {
+        self.cart
+            .a12_rises_before_irq()
+            .and_then(|n| self.ppu.dots_until_a12_rises(n))
+            .unwrap_or_else(|| self.cart.ppu_dots_before_irq())
     }
 
     /// The part of a CPU cycle before the CPU's access: the APU's cycle and

@@ -205,6 +205,12 @@ impl Cartridge {
         self.mapper.ppu_dots_before_irq()
     }
 
+    /// See [`crate::mapper::Mapper::a12_rises_before_irq`].
+    #[inline]
+    pub fn a12_rises_before_irq(&self) -> Option<u32> {
+        self.mapper.a12_rises_before_irq()
+    }
+
     #[inline]
     pub fn irq(&self) -> bool {
         self.mapper.irq()

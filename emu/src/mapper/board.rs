@@ -67,6 +67,15 @@ pub trait Mapper: Send {
     fn ppu_dots_before_irq(&self) -> u32 {
         0
     }
+    /// For boards whose IRQ counts PPU A12 rises (MMC3): a lower bound on
+    /// the counted rises before the IRQ output can rise by itself (`None`:
+    /// the board counts something else). With the PPU's fetch pattern
+    /// (`Ppu::dots_until_a12_rises`) it gives a far later deadline than
+    /// [`Mapper::ppu_dots_before_irq`], which must assume the fastest
+    /// rises the filter lets through.
+    fn a12_rises_before_irq(&self) -> Option<u32> {
+        None
+    }
     /// Mirroring is fixed by the board unless the mapper overrides it.
     fn board_mirroring(&self) -> Option<Mirroring> {
         None

@@ -224,6 +224,19 @@ impl Mapper for Txrom {
     /// acknowledges it. Otherwise it rises on the clock that takes the
     /// counter to 0, `irq_counter` clocks away; counted A12 rises are at
     /// least `A12_LOW_DOTS + 1` dots apart (a rise, then that long low).
+    /// A reload (requested, or the counter at 0) sets the counter to the
+    /// latch on the first rise, which fires at once only with a latch of 0;
+    /// otherwise each rise decrements and the one reaching 0 fires.
+    fn a12_rises_before_irq(&self) -> Option<u32> {
+        Some(if !self.irq_enabled || self.irq_pending {
+            u32::MAX
+        } else if self.irq_reload || self.irq_counter == 0 {
+            1 + self.irq_latch as u32
+        } else {
+            self.irq_counter as u32
+        })
+    }
+
     fn ppu_dots_before_irq(&self) -> u32 {
         if !self.irq_enabled || self.irq_pending {
             u32::MAX

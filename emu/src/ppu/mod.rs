@@ -14,6 +14,7 @@
 //! Known omissions: OAM decay, the OAMADDR corruption at the start of
 //! rendering, and the exact internal values `$2004` returns mid-evaluation.
 
+mod a12;
 mod background;
 mod line;
 mod open_bus;
@@ -205,22 +206,6 @@ impl Ppu {
             emphasis: [0; HEIGHT],
             frame_complete: false,
             reported_a12: false,
-        }
-    }
-
-    /// Tells a mapper watching the PPU bus (the caller checked that one
-    /// does) that `addr` is on it. The watching mappers look at A12 only
-    /// (the MMC3 counts its rises, timing the low spans between; SNROM's
-    /// RAM enable follows its level), and a report repeating the level the
-    /// mapper was last told changes nothing in either, so only changes are
-    /// passed on: most fetches of a line repeat it. The mapper and this
-    /// field start alike (A12 low at power-on) and change only together.
-    #[inline(always)]
-    pub(super) fn report_bus(&mut self, addr: u16, cart: &mut Cartridge) {
-        let a12 = addr & 0x1000 != 0;
-        if a12 != self.reported_a12 {
-            self.reported_a12 = a12;
-            cart.ppu_bus(addr, self.dots);
         }
     }
 
