@@ -81,6 +81,68 @@ impl Ppu {
         consumed
     }
 
+    /// [`Ppu::run_line`] on a board whose mapper watches the PPU bus: the
+    /// same work, but every fetch is made with the dot counter at its own
+    /// dot, and the unused nametable fetches of the sprite slots too, so the
+    /// mapper sees what ticking shows it. (The bus never runs a catch-up
+    /// past the dot the mapper's IRQ could first rise at.) Kept apart so
+    /// that the plain version stays as small as it was (~2 % of whole-movie
+    /// instructions on NROM when they shared one body).
+    #[inline(never)]
+    pub(super) fn run_line_watched(&mut self, cart: &mut Cartridge) -> u32 {
+        let line = self.scanline;
+        let start = self.dots;
+        let mut consumed = DOTS_PER_SCANLINE as u32;
+        let visible = line < 240;
+        if line == PRE_RENDER_LINE {
+            self.vblank = false;
+            self.sprite0_hit = false;
+            self.sprite_overflow = false;
+        } else {
+            self.clear_secondary_oam();
+        }
+        for tile in 2..super::LINE_TILES {
+            self.background_tile_timed(tile, cart, start + 8 * (tile as u64 - 2));
+        }
+        self.dots = start + 256;
+        self.dot = 256;
+        if visible {
+            self.flush_pixels();
+            self.finish_sprite_evaluation();
+        }
+        self.increment_y();
+        for dot in (257..=320).step_by(2) {
+            self.dot = dot;
+            self.dots = start + dot as u64;
+            self.sprite_fetch_dot(dot, cart);
+        }
+        if !visible {
+            self.copy_vertical();
+        }
+        for tile in 0..2 {
+            self.background_tile_timed(tile, cart, start + 320 + 8 * tile as u64);
+        }
+        self.dots = start + 337;
+        self.dummy_nametable_fetch(cart);
+        if !visible {
+            // The odd-frame skip decision (dot 338).
+            self.skip_dot = self.odd_frame;
+        }
+        self.dots = start + 339;
+        self.dummy_nametable_fetch(cart);
+        if !visible && self.skip_dot {
+            consumed -= 1;
+            self.shift_line0_sprites();
+        }
+        self.dots = start + consumed as u64;
+        self.dot = DOTS_PER_SCANLINE - 1;
+        self.skip_dot = false;
+        self.dot = DOTS_PER_SCANLINE;
+        self.maybe_end_scanline();
+        self.next_event = 0;
+        consumed
+    }
+
     /// Runs the next 8 dots as one tile step when they are exactly one
     /// background tile's fetches with nothing else due (dots 1-248 and
     /// 321-336 of a rendering line, starting on a tile boundary). Returns

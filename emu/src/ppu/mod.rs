@@ -255,9 +255,18 @@ impl Ppu {
     /// done line at a time (see `line.rs`), the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            if !cart.watches_ppu() && self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 {
-                dots -= self.run_line(cart);
-                continue;
+            if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 {
+                // Two separate tests: `run_line` inlined under the first,
+                // where no mapper watches, is smaller and faster (its
+                // fetches' "does the mapper watch" tests fold away).
+                if !cart.watches_ppu() {
+                    dots -= self.run_line(cart);
+                    continue;
+                }
+                if self.rendering_active() {
+                    dots -= self.run_line_watched(cart);
+                    continue;
+                }
             }
             if dots >= 8 && self.run_tile(cart) {
                 dots -= 8;
