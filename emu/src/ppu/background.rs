@@ -72,6 +72,7 @@ impl Ppu {
     /// tile's dots start after `start` (the dot counter before its first
     /// dot), and each fetch is made with the counter at its own dot (1, 3,
     /// 5 and 7 dots in), as dot-by-dot ticking makes them.
+    #[inline(always)]
     pub(super) fn background_tile_timed(&mut self, tile: usize, cart: &mut Cartridge, start: u64) {
         self.dots = start + 1;
         self.fetch_nametable(cart);

@@ -6,7 +6,7 @@
 //! dot. The result is identical to ticking the line's dots one by one (the
 //! frame-hash tests compare both).
 
-use super::{Ppu, DOTS_PER_SCANLINE, PRE_RENDER_LINE, VBLANK_LINE};
+use super::{Ppu, CTRL_BG_TABLE, DOTS_PER_SCANLINE, PRE_RENDER_LINE, VBLANK_LINE};
 use crate::cartridge::Cartridge;
 
 impl Ppu {
@@ -101,8 +101,19 @@ impl Ppu {
         } else {
             self.clear_secondary_oam();
         }
-        for tile in 2..super::LINE_TILES {
-            self.background_tile_timed(tile, cart, start + 8 * (tile as u64 - 2));
+        // With the background in the low pattern table every background
+        // fetch has A12 low, so only a line's first one can be a change the
+        // mapper is told of: the counter need be right for that one only.
+        let bg_low = self.ctrl & CTRL_BG_TABLE == 0;
+        if bg_low {
+            self.dots = start + 1;
+            for tile in 2..super::LINE_TILES {
+                self.background_tile(tile, cart);
+            }
+        } else {
+            for tile in 2..super::LINE_TILES {
+                self.background_tile_timed(tile, cart, start + 8 * (tile as u64 - 2));
+            }
         }
         self.dots = start + 256;
         self.dot = 256;
@@ -119,8 +130,15 @@ impl Ppu {
         if !visible {
             self.copy_vertical();
         }
-        for tile in 0..2 {
-            self.background_tile_timed(tile, cart, start + 320 + 8 * tile as u64);
+        if bg_low {
+            self.dots = start + 321;
+            for tile in 0..2 {
+                self.background_tile(tile, cart);
+            }
+        } else {
+            for tile in 0..2 {
+                self.background_tile_timed(tile, cart, start + 320 + 8 * tile as u64);
+            }
         }
         self.dots = start + 337;
         self.dummy_nametable_fetch(cart);
