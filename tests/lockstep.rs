@@ -189,3 +189,55 @@ fn dmc_fetches_inside_idle_loops() {
         assert!(a == b, "{name}: the engines' batches differ");
     }
 }
+
+/// Idle-loop skipping changes nothing but speed: every bundled workload
+/// replaying its movie ends with the same frame, RAM, cycles and
+/// instructions with it switched off (`run --no-idle-skip`).
+#[test]
+fn idle_skipping_changes_nothing() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for entry in std::fs::read_dir(repo.join("movies")).unwrap() {
+        let movie_path = entry.unwrap().path();
+        let Some(stem) = movie_path
+            .file_stem()
+            .filter(|_| movie_path.extension().is_some_and(|e| e == "fm2"))
+            .map(|s| s.to_string_lossy().into_owned())
+        else {
+            continue;
+        };
+        let local = repo.join(format!("roms-test/{stem}.nes"));
+        let rom_path = if local.exists() {
+            local
+        } else {
+            common::roms_root().join(format!("games/{stem}.nes"))
+        };
+        if !rom_path.exists() {
+            continue;
+        }
+        let rom = std::fs::read(&rom_path).unwrap();
+        let movie = emu::movie::Movie::load(&movie_path).unwrap();
+        let replay = emu::movie::Replay::new(&rom, &movie).unwrap();
+        let end = |skip: bool| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_idle_skip(skip);
+            let frames = replay.len().min(600);
+            while nes.frame_count() < frames {
+                replay.apply(&mut nes, frames).unwrap();
+                if nes.frame_count() >= frames {
+                    break;
+                }
+                nes.run_frame();
+            }
+            (
+                nes.frame_hash(),
+                nes.ram_hash(),
+                nes.cycles(),
+                nes.retired(),
+            )
+        };
+        assert_eq!(end(true), end(false), "{stem}");
+        checked += 1;
+    }
+    assert!(checked >= 13, "every workload has a movie");
+}

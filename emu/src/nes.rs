@@ -66,6 +66,8 @@ pub struct Nes {
     retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
     single_step_blocks: bool,
+    /// Idle-loop skipping off (see [`Nes::set_idle_skip`]).
+    no_idle_skip: bool,
     audio_rate: Option<u32>,
 }
 
@@ -84,6 +86,7 @@ impl Nes {
             translator: None,
             retired: 0,
             single_step_blocks: false,
+            no_idle_skip: false,
             audio_rate: None,
         };
         nes.cpu.power_on(&mut nes.bus);
@@ -204,6 +207,22 @@ impl Nes {
         }
     }
 
+    /// Switches the translator's idle-loop skipping (on by default). Off,
+    /// wait-for-NMI loops run iteration by iteration like any code, which
+    /// tells what the translation itself is worth (`run --no-idle-skip`);
+    /// the results are identical either way.
+    pub fn set_idle_skip(&mut self, on: bool) {
+        self.no_idle_skip = !on;
+        if let Some(t) = self.translator.as_mut() {
+            t.no_idle_skip = !on;
+        }
+    }
+
+    /// Whether idle-loop skipping is on.
+    pub fn idle_skip(&self) -> bool {
+        !self.no_idle_skip
+    }
+
     /// Makes the translator leave every block after one instruction, so a
     /// lockstep test can compare the machines after each instruction.
     pub fn set_single_step_blocks(&mut self, on: bool) {
@@ -226,9 +245,12 @@ impl Nes {
             self.step();
             return;
         }
-        let translator = self
-            .translator
-            .get_or_insert_with(|| Box::new(Translator::new(&self.bus)));
+        let no_idle_skip = self.no_idle_skip;
+        let translator = self.translator.get_or_insert_with(|| {
+            let mut t = Box::new(Translator::new(&self.bus));
+            t.no_idle_skip = no_idle_skip;
+            t
+        });
         let Some(id) = translator.block_at(&mut self.bus, self.cpu.pc) else {
             self.step();
             return;

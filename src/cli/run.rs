@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// give bit-identical runs.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
     pub engine: Engine,
+    /// Translator only, for measuring: run wait-for-NMI loops iteration by
+    /// iteration instead of counting them in one step (results identical).
+    #[arg(long)]
+    pub no_idle_skip: bool,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
@@ -52,6 +56,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);
+    nes.set_idle_skip(!args.no_idle_skip);
     let mut audio = Vec::new();
     if args.wav.is_some() {
         nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);

@@ -133,6 +133,7 @@ impl Replay {
                 }
                 // The new machine keeps the old one's engine and observers.
                 fresh.set_engine(nes.engine());
+                fresh.set_idle_skip(nes.idle_skip());
                 fresh.probes = std::mem::take(&mut nes.probes);
                 if let Some(rate) = nes.audio_sample_rate() {
                     fresh.enable_audio(rate);

@@ -41,7 +41,8 @@ impl Translator {
             // row: every further iteration is identical, so count as many as
             // fit before anything can happen.
             let block = &self.blocks[id as usize];
-            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc {
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
+            {
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }

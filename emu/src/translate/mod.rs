@@ -88,6 +88,9 @@ pub struct Translator {
     /// Bumped by every invalidation: block ids may be reused after one, so
     /// successor links made before it are stale.
     link_epoch: u32,
+    /// Idle-loop skipping switched off (for measuring what the translation
+    /// alone buys; see [`crate::Nes::set_idle_skip`]).
+    pub no_idle_skip: bool,
     pub stats: TranslatorStats,
 }
 
