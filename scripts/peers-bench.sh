@@ -18,7 +18,9 @@
 # maximum speed and times the frame loop with os.clock() (the process's CPU
 # time: FCEUX emulates on one thread, so this is the loop's time without
 # start-up). nesprof's figure is the fps of `nesprof run`'s summary line
-# (the frame loop's wall time).
+# (the frame loop's wall time), for the translator, the interpreter, and
+# the translator with idle-loop skipping off (`--no-idle-skip`: what the
+# translation itself buys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -95,9 +97,10 @@ fceux_fps() { # ROM [MOVIE]
     cat "$out" 2>/dev/null || echo nan
 }
 
-nesprof_fps() { # ENGINE ROM [MOVIE]
+nesprof_fps() { # ENGINE ROM MOVIE [EXTRA...]
     local args=(run "$2" --frames "$frames" --engine "$1")
     [ -z "${3:-}" ] || args+=(--movie "$3")
+    args+=("${@:4}")
     "$bin" "${args[@]}" 2>/dev/null | tail -1 | sed -n 's/.*fps=\([0-9.]*\).*/\1/p'
 }
 
@@ -110,6 +113,7 @@ for round in $(seq "$rounds"); do
         results["$w|fceux"]+="$(fceux_fps "$rom" "$movie") "
         results["$w|translate"]+="$(nesprof_fps translate "$rom" "$movie") "
         results["$w|interp"]+="$(nesprof_fps interp "$rom" "$movie") "
+        results["$w|noskip"]+="$(nesprof_fps translate "$rom" "$movie" --no-idle-skip) "
     done
 done
 
@@ -119,8 +123,8 @@ stats() { # values... -> "median min max"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 > 0) printf "%.2f", a/b; else print "-"}'; }
 
-echo "| workload | FCEUX fps | translate fps | interp fps | translate / FCEUX | interp / FCEUX | translate / interp |"
-echo "|---|---|---|---|---|---|---|"
+echo "| workload | FCEUX fps | translate fps | interp fps | translate, no idle skip | translate / FCEUX | interp / FCEUX | translate / interp | no idle skip / interp |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for w in "${workloads[@]}"; do
     rom=${w%%:*}
     [ -f "$rom" ] || continue
@@ -128,7 +132,8 @@ for w in "${workloads[@]}"; do
     read -r fm flo fhi <<<"$(stats ${results["$w|fceux"]})"
     read -r tm tlo thi <<<"$(stats ${results["$w|translate"]})"
     read -r im ilo ihi <<<"$(stats ${results["$w|interp"]})"
-    echo "| $name | $fm ($flo–$fhi) | $tm ($tlo–$thi) | $im ($ilo–$ihi) | $(ratio "$tm" "$fm") | $(ratio "$im" "$fm") | $(ratio "$tm" "$im") |"
+    read -r nm nlo nhi <<<"$(stats ${results["$w|noskip"]})"
+    echo "| $name | $fm ($flo–$fhi) | $tm ($tlo–$thi) | $im ($ilo–$ihi) | $nm ($nlo–$nhi) | $(ratio "$tm" "$fm") | $(ratio "$im" "$fm") | $(ratio "$tm" "$im") | $(ratio "$nm" "$im") |"
 done
 echo
 echo "$frames frames from power-on, $rounds interleaved rounds, medians (ranges); FCEUX $("$fceux" --version 2>&1 | head -1 || true)"
