@@ -33,6 +33,16 @@ const SPREAD: [u64; 256] = {
 };
 
 impl Ppu {
+    /// [`Ppu::fetch`] if `REPORT`, else a plain read.
+    #[inline(always)]
+    fn fetch_if<const REPORT: bool>(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
+        if REPORT {
+            self.fetch(addr, cart)
+        } else {
+            cart.ppu_read(addr)
+        }
+    }
+
     /// Reads PPU memory for rendering, reporting the address to mappers that
     /// watch the PPU bus (MMC3's A12 counter).
     #[inline(always)]
@@ -48,10 +58,10 @@ impl Ppu {
     #[inline(always)]
     pub(super) fn background_fetch(&mut self, dot: u16, tile: usize, cart: &mut Cartridge) {
         match dot & 7 {
-            1 => self.fetch_nametable(cart),
-            3 => self.fetch_attribute(cart),
-            5 => self.fetch_pattern_lo(cart),
-            7 => self.fetch_pattern_hi(tile, cart),
+            1 => self.fetch_nametable::<true>(cart),
+            3 => self.fetch_attribute::<true>(cart),
+            5 => self.fetch_pattern_lo::<true>(cart),
+            7 => self.fetch_pattern_hi::<true>(tile, cart),
             0 => self.increment_coarse_x(),
             _ => {}
         }
@@ -61,10 +71,21 @@ impl Ppu {
     /// (for catch-up runs, where nothing can observe the dots in between).
     #[inline(always)]
     pub(super) fn background_tile(&mut self, tile: usize, cart: &mut Cartridge) {
-        self.fetch_nametable(cart);
-        self.fetch_attribute(cart);
-        self.fetch_pattern_lo(cart);
-        self.fetch_pattern_hi(tile, cart);
+        self.background_tile_reporting::<true>(tile, cart);
+    }
+
+    /// [`Ppu::background_tile`], telling a watching mapper of the fetches
+    /// only if `REPORT` (off: the caller reported what needs reporting).
+    #[inline(always)]
+    pub(super) fn background_tile_reporting<const REPORT: bool>(
+        &mut self,
+        tile: usize,
+        cart: &mut Cartridge,
+    ) {
+        self.fetch_nametable::<REPORT>(cart);
+        self.fetch_attribute::<REPORT>(cart);
+        self.fetch_pattern_lo::<REPORT>(cart);
+        self.fetch_pattern_hi::<REPORT>(tile, cart);
         self.increment_coarse_x();
     }
 
@@ -75,37 +96,37 @@ impl Ppu {
     #[inline(always)]
     pub(super) fn background_tile_timed(&mut self, tile: usize, cart: &mut Cartridge, start: u64) {
         self.dots = start + 1;
-        self.fetch_nametable(cart);
+        self.fetch_nametable::<true>(cart);
         self.dots = start + 3;
-        self.fetch_attribute(cart);
+        self.fetch_attribute::<true>(cart);
         self.dots = start + 5;
-        self.fetch_pattern_lo(cart);
+        self.fetch_pattern_lo::<true>(cart);
         self.dots = start + 7;
-        self.fetch_pattern_hi(tile, cart);
+        self.fetch_pattern_hi::<true>(tile, cart);
         self.increment_coarse_x();
     }
 
     #[inline(always)]
-    fn fetch_nametable(&mut self, cart: &mut Cartridge) {
-        self.nt_latch = self.fetch(0x2000 | (self.v & 0x0FFF), cart);
+    fn fetch_nametable<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
+        self.nt_latch = self.fetch_if::<REPORT>(0x2000 | (self.v & 0x0FFF), cart);
     }
 
     #[inline(always)]
-    fn fetch_attribute(&mut self, cart: &mut Cartridge) {
+    fn fetch_attribute<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
         let v = self.v;
         let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
         let shift = ((v >> 4) & 4) | (v & 2);
-        self.at_latch = (self.fetch(addr, cart) >> shift) & 3;
+        self.at_latch = (self.fetch_if::<REPORT>(addr, cart) >> shift) & 3;
     }
 
     #[inline(always)]
-    fn fetch_pattern_lo(&mut self, cart: &mut Cartridge) {
-        self.pattern_lo_latch = self.fetch(self.bg_pattern_address(), cart);
+    fn fetch_pattern_lo<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
+        self.pattern_lo_latch = self.fetch_if::<REPORT>(self.bg_pattern_address(), cart);
     }
 
     #[inline(always)]
-    fn fetch_pattern_hi(&mut self, tile: usize, cart: &mut Cartridge) {
-        let hi = self.fetch(self.bg_pattern_address() | 8, cart);
+    fn fetch_pattern_hi<const REPORT: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
+        let hi = self.fetch_if::<REPORT>(self.bg_pattern_address() | 8, cart);
         self.store_tile(tile, self.pattern_lo_latch, hi);
     }
 

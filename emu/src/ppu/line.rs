@@ -103,12 +103,13 @@ impl Ppu {
         }
         // With the background in the low pattern table every background
         // fetch has A12 low, so only a line's first one can be a change the
-        // mapper is told of: the counter need be right for that one only.
+        // mapper is told of: that one is reported, the rest read quietly.
         let bg_low = self.ctrl & CTRL_BG_TABLE == 0;
         if bg_low {
             self.dots = start + 1;
+            self.report_bus(0x2000, cart);
             for tile in 2..super::LINE_TILES {
-                self.background_tile(tile, cart);
+                self.background_tile_reporting::<false>(tile, cart);
             }
         } else {
             for tile in 2..super::LINE_TILES {
@@ -132,8 +133,9 @@ impl Ppu {
         }
         if bg_low {
             self.dots = start + 321;
+            self.report_bus(0x2000, cart);
             for tile in 0..2 {
-                self.background_tile(tile, cart);
+                self.background_tile_reporting::<false>(tile, cart);
             }
         } else {
             for tile in 0..2 {
