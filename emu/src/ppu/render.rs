@@ -59,37 +59,39 @@ impl Ppu {
         let until = until as usize;
         let line = &mut self.frame_buffer[row..row + WIDTH];
         let bg_line = &self.bg_line[fine_x..fine_x + WIDTH];
-        if show_bg && bg_left && !show_sprites {
-            // The common case: background only, no clipping.
-            for x in from..until {
+        // Background first, with the left-column clip as a span of
+        // backdrop; then the sprite pixels over it, visited only where the
+        // line has one (most of a line has none).
+        let clipped_to = if show_bg && bg_left {
+            from
+        } else {
+            until.min(8).max(from)
+        };
+        let backdrop = bg_colors[0];
+        line[from..clipped_to].fill(backdrop);
+        if show_bg {
+            for x in clipped_to..until {
                 line[x] = bg_colors[(bg_line[x] & 15) as usize];
             }
+        } else {
+            line[clipped_to..until].fill(backdrop);
+        }
+        if !show_sprites {
             return;
         }
-        for x in from..until {
-            let bg = if show_bg && (x >= 8 || bg_left) {
-                bg_line[x] & 15
-            } else {
-                0
-            };
-            let sprite = if show_sprites && (x >= 8 || sprites_left) {
-                self.line_sprites[x]
-            } else {
-                0
-            };
-            let opaque_bg = bg & 3 != 0;
-            line[x] = if sprite == 0 {
-                bg_colors[bg as usize]
-            } else {
-                if sprite & 0x80 != 0 && opaque_bg && x != 255 {
-                    self.sprite0_hit = true;
-                }
-                if opaque_bg && sprite & 0x20 != 0 {
-                    bg_colors[bg as usize]
-                } else {
-                    sprite_colors[(sprite & 0x0F) as usize]
-                }
-            };
+        let start = if sprites_left { from } else { from.max(8) };
+        for x in start..until {
+            let sprite = self.line_sprites[x];
+            if sprite == 0 {
+                continue;
+            }
+            let opaque_bg = show_bg && (x >= 8 || bg_left) && bg_line[x] & 3 != 0;
+            if sprite & 0x80 != 0 && opaque_bg && x != 255 {
+                self.sprite0_hit = true;
+            }
+            if !(opaque_bg && sprite & 0x20 != 0) {
+                line[x] = sprite_colors[(sprite & 0x0F) as usize];
+            }
         }
     }
 }
