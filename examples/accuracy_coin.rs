@@ -14,12 +14,8 @@ fn main() {
         eprintln!("usage: accuracy_coin AccuracyCoin.nes [interp|translate]");
         std::process::exit(2);
     };
-    if let Err(e) = nesprof::open::regular_file(std::path::Path::new(path)) {
+    let rom = nesprof::open::read_rom(std::path::Path::new(path)).unwrap_or_else(|e| {
         eprintln!("{e}");
-        std::process::exit(2);
-    }
-    let rom = std::fs::read(path).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
         std::process::exit(2)
     });
     let mut nes = emu::Nes::new(emu::Cartridge::from_bytes(&rom).unwrap_or_else(|e| {

@@ -195,14 +195,3 @@ pub fn power_on_for_recording(rom: &Path, rom_bytes: &[u8]) -> anyhow::Result<Ne
         Cartridge::from_bytes(rom_bytes).map_err(|p| rom_error(EmuError::bad_rom(rom, p)))?;
     Ok(movie::power_on(cart, movie::RamInit::default()))
 }
-
-/// Refuses anything but a regular file (a directory, a FIFO, a device) with
-/// a [`BadInput`] naming it, before it is opened: opening a FIFO would wait
-/// for a writer forever.
-pub fn regular_file(path: &Path) -> anyhow::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(()),
-        Ok(_) => Err(BadInput(format!("{}: not a regular file", path.display())).into()),
-        Err(e) => Err(BadInput(format!("{}: {e}", path.display())).into()),
-    }
-}

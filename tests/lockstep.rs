@@ -70,13 +70,12 @@ fn movie_frames() -> u64 {
         .unwrap_or(1800)
 }
 
-#[test]
-fn workloads_with_their_movies() {
+/// (name, ROM, movie) of every bundled workload: each movie in movies/
+/// whose ROM is in roms-test/ or the shared games (other movies are format
+/// tests).
+fn movie_workloads() -> Vec<(String, std::path::PathBuf, std::path::PathBuf)> {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut failures = Vec::new();
-    let mut comparisons = 0;
-    let mut count = 0;
-    let frames = movie_frames();
+    let mut out = Vec::new();
     for entry in std::fs::read_dir(repo.join("movies")).unwrap() {
         let movie_path = entry.unwrap().path();
         let Some(stem) = movie_path
@@ -92,9 +91,20 @@ fn workloads_with_their_movies() {
         } else {
             common::roms_root().join(format!("games/{stem}.nes"))
         };
-        if !rom_path.exists() {
-            continue; // a movie for a ROM that is not a workload (format tests)
+        if rom_path.exists() {
+            out.push((stem, rom_path, movie_path));
         }
+    }
+    out
+}
+
+#[test]
+fn workloads_with_their_movies() {
+    let mut failures = Vec::new();
+    let mut comparisons = 0;
+    let mut count = 0;
+    let frames = movie_frames();
+    for (stem, rom_path, movie_path) in movie_workloads() {
         count += 1;
         let rom = std::fs::read(&rom_path).unwrap();
         let movie = emu::movie::Movie::load(&movie_path).unwrap();
@@ -195,26 +205,8 @@ fn dmc_fetches_inside_idle_loops() {
 /// instructions with it switched off (`run --no-idle-skip`).
 #[test]
 fn idle_skipping_changes_nothing() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
-    for entry in std::fs::read_dir(repo.join("movies")).unwrap() {
-        let movie_path = entry.unwrap().path();
-        let Some(stem) = movie_path
-            .file_stem()
-            .filter(|_| movie_path.extension().is_some_and(|e| e == "fm2"))
-            .map(|s| s.to_string_lossy().into_owned())
-        else {
-            continue;
-        };
-        let local = repo.join(format!("roms-test/{stem}.nes"));
-        let rom_path = if local.exists() {
-            local
-        } else {
-            common::roms_root().join(format!("games/{stem}.nes"))
-        };
-        if !rom_path.exists() {
-            continue;
-        }
+    for (stem, rom_path, movie_path) in movie_workloads() {
         let rom = std::fs::read(&rom_path).unwrap();
         let movie = emu::movie::Movie::load(&movie_path).unwrap();
         let replay = emu::movie::Replay::new(&rom, &movie).unwrap();

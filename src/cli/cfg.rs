@@ -16,6 +16,7 @@ use crate::emit::emit;
 use crate::error::BadInput;
 use crate::open::open;
 use crate::options;
+use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
 
 /// Frames recorded when neither `--frames` nor a movie says how many.
@@ -187,8 +188,6 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    crate::open::regular_file(&args.samples)?;
-    crate::open::regular_file(&args.truth)?;
     let stream = profiler::stream::read(&args.samples).map_err(|e| BadInput(e.to_string()))?;
     let truth = read_record(&args.truth)?;
     if stream.header.rom_hash != truth.rom_hash && !stream.header.rom_hash.is_empty() {
@@ -210,10 +209,8 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             args.samples.display()
         );
     }
-    if let Some(out) = &args.out {
-        std::fs::create_dir_all(out)
-            .map_err(|e| BadInput(format!("--out: cannot create {}: {e}", out.display())))?;
-    }
+    // A bad --out is refused before the replay.
+    let outputs = args.out.as_deref().map(OutputSet::new).transpose()?;
     let builder = profiler::session::replay_batches(&stream.batches, args.builder, args.config);
     let hot = builder.graph();
     let profile = builder.edge_profile();
@@ -225,13 +222,12 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         trailer.sampled_instructions,
         trailer.executed_instructions,
     );
-    if let Some(out) = &args.out {
+    if let Some(mut outputs) = outputs {
         let record = |kind: &str, cfg: &gfc::Cfg| CfgFile {
             kind: kind.to_string(),
             cfg: cfg.clone(),
             ..truth.clone()
         };
-        let mut outputs = crate::output_set::OutputSet::new(out)?;
         outputs.write("hot_cfg.ron", record("sampled", hot).to_ron())?;
         outputs.write("edge_profile.ron", record("edge_profile", profile).to_ron())?;
         let title = format!(
