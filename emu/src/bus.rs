@@ -250,7 +250,7 @@ impl Bus {
             0x0000..=0x1FFF => self.ram[addr as usize & 0x7FF],
             0x2000..=0x3FFF => return self.read_ppu_register(addr),
             0x4000..=0x401F => self.read_io(addr),
-            0x8000..=0xFFFF => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
+            0x8000..=0xFFFF => self.cart.prg_rom_read(addr),
             _ => {
                 if self.cart.ram_follows_ppu() {
                     self.sync_ppu();
@@ -379,12 +379,7 @@ impl Bus {
         self.begin_cycle();
         self.open_bus = value;
         match addr {
-            0x0000..=0x1FFF => {
-                self.ram[addr as usize & 0x7FF] = value;
-                if self.code.ram_marked(addr as usize & 0x7FF) {
-                    self.note_code_write(addr);
-                }
-            }
+            0x0000..=0x1FFF => self.store_ram(addr, value),
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 self.ppu.write_register(addr, value, &mut self.cart);
@@ -413,6 +408,27 @@ impl Bus {
             }
         }
         self.end_cycle();
+    }
+
+    /// A console-RAM write ($0000-$1FFF, mirrored): the store, and the
+    /// report if translated code was decoded from the byte.
+    #[inline(always)]
+    pub fn store_ram(&mut self, addr: u16, value: u8) {
+        self.ram[addr as usize & 0x7FF] = value;
+        if self.code.ram_marked(addr as usize & 0x7FF) {
+            self.note_code_write(addr);
+        }
+    }
+
+    /// The value of a read that has no side effect and needs no bus work
+    /// beyond the cycle itself (console RAM, PRG ROM); `None` elsewhere.
+    #[inline(always)]
+    pub fn plain_read(&self, addr: u16) -> Option<u8> {
+        match addr {
+            0x0000..=0x1FFF => Some(self.ram[addr as usize & 0x7FF]),
+            0x8000..=0xFFFF => Some(self.cart.prg_rom_read(addr)),
+            _ => None,
+        }
     }
 
     #[cold]

@@ -107,8 +107,7 @@ impl Cartridge {
     #[inline]
     pub fn cpu_read(&self, addr: u16) -> Option<u8> {
         if addr >= 0x8000 {
-            let offset = self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF);
-            Some(self.prg_rom[offset])
+            Some(self.prg_rom_read(addr))
         } else if addr >= 0x6000 {
             if let Some(halves) = &self.ram_halves {
                 return halves.read(addr, &self.prg_ram);
@@ -122,6 +121,13 @@ impl Cartridge {
         } else {
             None
         }
+    }
+
+    /// A read of $8000-$FFFF: PRG ROM under the current banks. No mapper
+    /// here has read side effects.
+    #[inline(always)]
+    pub fn prg_rom_read(&self, addr: u16) -> u8 {
+        self.prg_rom[self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF)]
     }
 
     #[inline]

@@ -4,25 +4,25 @@
 //! dummy write, and the unofficial SH* stores' high-byte behaviour.
 
 use super::opcodes::Mode::{self, *};
-use super::{CodeSource, Cpu};
+use super::{Cycles, Cpu};
 use crate::bus::Bus;
 
 impl Cpu {
     /// The second cycle of a one-byte instruction: reads the next byte and
     /// discards it.
     #[inline(always)]
-    pub(super) fn implied<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn implied<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         src.read_pc(self, bus);
     }
 
     /// Read instructions: the cycles that produce the operand value.
     #[inline(always)]
-    pub(super) fn operand<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) -> u8 {
+    pub(super) fn operand<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) -> u8 {
         match mode {
             Immediate => src.fetch(self, bus),
             _ => {
                 let addr = self.read_address(bus, src, mode);
-                self.read(bus, addr)
+                self.load(bus, src, addr)
             }
         }
     }
@@ -30,7 +30,7 @@ impl Cpu {
     /// Effective address for a read instruction; indexed modes spend a dummy
     /// read at the uncorrected address only when the index crosses a page.
     #[inline(always)]
-    pub(super) fn read_address<S: CodeSource>(
+    pub(super) fn read_address<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -47,7 +47,7 @@ impl Cpu {
     /// Effective address for writes and read-modify-writes: indexed modes
     /// always spend the dummy read.
     #[inline(always)]
-    pub(super) fn store_address<S: CodeSource>(
+    pub(super) fn store_address<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -63,7 +63,7 @@ impl Cpu {
 
     /// Modes whose cycles do not depend on the access kind.
     #[inline(always)]
-    pub(super) fn common_address<S: CodeSource>(
+    pub(super) fn common_address<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -73,7 +73,7 @@ impl Cpu {
             ZeroPage => src.fetch(self, bus) as u16,
             ZeroPageX | ZeroPageY => {
                 let base = src.fetch(self, bus);
-                self.read(bus, base as u16);
+                self.load(bus, src, base as u16);
                 let index = if mode == ZeroPageX { self.x } else { self.y };
                 base.wrapping_add(index) as u16
             }
@@ -84,10 +84,10 @@ impl Cpu {
             }
             IndirectX => {
                 let ptr = src.fetch(self, bus);
-                self.read(bus, ptr as u16);
+                self.load(bus, src, ptr as u16);
                 let ptr = ptr.wrapping_add(self.x);
-                let lo = self.read(bus, ptr as u16);
-                let hi = self.read(bus, ptr.wrapping_add(1) as u16);
+                let lo = self.load(bus, src, ptr as u16);
+                let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
                 u16::from_le_bytes([lo, hi])
             }
             _ => unreachable!("addressing mode {mode:?} has no memory operand"),
@@ -95,7 +95,7 @@ impl Cpu {
     }
 
     #[inline(always)]
-    pub(super) fn indexed_absolute<S: CodeSource>(
+    pub(super) fn indexed_absolute<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -107,25 +107,25 @@ impl Cpu {
         let base = u16::from_le_bytes([lo, hi]);
         let addr = base.wrapping_add(index as u16);
         if always_dummy || (base ^ addr) & 0xFF00 != 0 {
-            self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
+            self.load(bus, src, (base & 0xFF00) | (addr & 0x00FF));
         }
         addr
     }
 
     #[inline(always)]
-    pub(super) fn indirect_indexed<S: CodeSource>(
+    pub(super) fn indirect_indexed<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
         always_dummy: bool,
     ) -> u16 {
         let ptr = src.fetch(self, bus);
-        let lo = self.read(bus, ptr as u16);
-        let hi = self.read(bus, ptr.wrapping_add(1) as u16);
+        let lo = self.load(bus, src, ptr as u16);
+        let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
         let base = u16::from_le_bytes([lo, hi]);
         let addr = base.wrapping_add(self.y as u16);
         if always_dummy || (base ^ addr) & 0xFF00 != 0 {
-            self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
+            self.load(bus, src, (base & 0xFF00) | (addr & 0x00FF));
         }
         addr
     }
@@ -133,7 +133,7 @@ impl Cpu {
     /// Read-modify-write: read, write the old value back (the dummy write),
     /// then write the result.
     #[inline(always)]
-    pub(super) fn rmw<S: CodeSource>(
+    pub(super) fn rmw<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -141,10 +141,10 @@ impl Cpu {
         op: fn(&mut Cpu, u8) -> u8,
     ) {
         let addr = self.store_address(bus, src, mode);
-        let old = self.read(bus, addr);
-        self.write(bus, addr, old);
+        let old = self.load(bus, src, addr);
+        self.store(bus, src, addr, old);
         let new = op(self, old);
-        self.write(bus, addr, new);
+        self.store(bus, src, addr, new);
     }
 
     /// SHA/SHX/SHY/TAS store `value & (H + 1)`, H being the high byte of the
@@ -154,7 +154,7 @@ impl Cpu {
     /// H term away: the store is then a plain one, `value` at the indexed
     /// address (AccuracyCoin "SHA/SHX/SHY/SHS", codes 7-B).
     #[inline(always)]
-    pub(super) fn store_high_and<S: CodeSource>(
+    pub(super) fn store_high_and<S: Cycles>(
         &mut self,
         bus: &mut Bus,
         src: &mut S,
@@ -172,8 +172,8 @@ impl Cpu {
             }
             IndirectY => {
                 let ptr = src.fetch(self, bus);
-                let lo = self.read(bus, ptr as u16);
-                let hi = self.read(bus, ptr.wrapping_add(1) as u16);
+                let lo = self.load(bus, src, ptr as u16);
+                let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
                 let base = u16::from_le_bytes([lo, hi]);
                 let addr = base.wrapping_add(self.y as u16);
                 (base, addr)
@@ -181,9 +181,9 @@ impl Cpu {
             _ => unreachable!("SH* opcodes use indexed modes only"),
         };
         let dma_before = bus.dma_ended_at;
-        self.read(bus, (base & 0xFF00) | (addr & 0x00FF));
+        self.load(bus, src, (base & 0xFF00) | (addr & 0x00FF));
         if bus.dma_ended_at != dma_before {
-            self.write(bus, addr, value);
+            self.store(bus, src, addr, value);
             return;
         }
         let stored = value & ((base >> 8) as u8).wrapping_add(1);
@@ -192,26 +192,26 @@ impl Cpu {
         } else {
             addr
         };
-        self.write(bus, target, stored);
+        self.store(bus, src, target, stored);
     }
 
     #[inline]
-    pub(super) fn sha<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
+    pub(super) fn sha<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.a & self.x);
     }
 
     #[inline]
-    pub(super) fn shx<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
+    pub(super) fn shx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.x);
     }
 
     #[inline]
-    pub(super) fn shy<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
+    pub(super) fn shy<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.y);
     }
 
     #[inline]
-    pub(super) fn tas<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
+    pub(super) fn tas<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.s = self.a & self.x;
         self.store_high_and(bus, src, mode, self.s);
     }

@@ -1,7 +1,7 @@
 //! Control-flow instructions, cycle by cycle: branches, jumps, JSR/RTS,
 //! RTI, BRK, and the JAM opcodes that halt the CPU.
 
-use super::{CodeSource, Cpu, B, U};
+use super::{Cycles, Cpu, B, U};
 use crate::bus::Bus;
 
 impl Cpu {
@@ -13,7 +13,7 @@ impl Cpu {
     /// cycle 2 is taken even if its line drops before the poll before cycle 4
     /// (AccuracyCoin "Interrupt flag latency", codes 9, A and E).
     #[inline(always)]
-    pub(super) fn branch<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, taken: bool) {
+    pub(super) fn branch<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, taken: bool) {
         let offset = src.fetch(self, bus) as i8;
         if !taken {
             return;
@@ -23,7 +23,7 @@ impl Cpu {
         src.read_pc(self, bus);
         let target = self.pc.wrapping_add(offset as u16);
         if (target ^ self.pc) & 0xFF00 != 0 {
-            self.read(bus, (self.pc & 0xFF00) | (target & 0x00FF));
+            self.load(bus, src, (self.pc & 0xFF00) | (target & 0x00FF));
             // An IRQ seen by the first poll stays seen.
             if first_poll && !self.prev_run_irq {
                 self.prev_run_irq = true;
@@ -37,14 +37,14 @@ impl Cpu {
     }
 
     #[inline]
-    pub(super) fn jam<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
+    pub(super) fn jam<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
         // The opcode's second cycle still happens before the CPU locks up.
         src.read_pc(self, bus);
         self.jammed = Some((self.pc.wrapping_sub(1), opcode));
     }
 
     #[inline]
-    pub(super) fn jmp_abs<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn jmp_abs<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
         let hi = src.fetch(self, bus);
         self.pc = u16::from_le_bytes([lo, hi]);
@@ -53,53 +53,53 @@ impl Cpu {
     /// JMP (ind): the pointer's high byte is read from the same page (the
     /// famous $xxFF bug).
     #[inline]
-    pub(super) fn jmp_ind<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn jmp_ind<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
         let hi = src.fetch(self, bus);
         let ptr = u16::from_le_bytes([lo, hi]);
-        let target_lo = self.read(bus, ptr);
-        let target_hi = self.read(bus, (ptr & 0xFF00) | (ptr.wrapping_add(1) & 0x00FF));
+        let target_lo = self.load(bus, src, ptr);
+        let target_hi = self.load(bus, src, (ptr & 0xFF00) | (ptr.wrapping_add(1) & 0x00FF));
         self.pc = u16::from_le_bytes([target_lo, target_hi]);
     }
 
     #[inline]
-    pub(super) fn jsr<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn jsr<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
-        self.read(bus, 0x100 | self.s as u16);
-        self.push(bus, (self.pc >> 8) as u8);
-        self.push(bus, self.pc as u8);
+        self.load(bus, src, 0x100 | self.s as u16);
+        self.push(bus, src, (self.pc >> 8) as u8);
+        self.push(bus, src, self.pc as u8);
         let hi = src.read_pc(self, bus);
         self.pc = u16::from_le_bytes([lo, hi]);
     }
 
     #[inline]
-    pub(super) fn rts<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn rts<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.read(bus, 0x100 | self.s as u16);
-        let lo = self.pull(bus);
-        let hi = self.pull(bus);
+        self.load(bus, src, 0x100 | self.s as u16);
+        let lo = self.pull(bus, src);
+        let hi = self.pull(bus, src);
         self.pc = u16::from_le_bytes([lo, hi]);
-        self.read(bus, self.pc);
+        self.load(bus, src, self.pc);
         self.pc = self.pc.wrapping_add(1);
     }
 
     #[inline]
-    pub(super) fn rti<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn rti<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.read(bus, 0x100 | self.s as u16);
-        let p = self.pull(bus);
+        self.load(bus, src, 0x100 | self.s as u16);
+        let p = self.pull(bus, src);
         self.p = (p & !B) | U;
         self.unsettle_poll();
-        let lo = self.pull(bus);
-        let hi = self.pull(bus);
+        let lo = self.pull(bus, src);
+        let hi = self.pull(bus, src);
         self.pc = u16::from_le_bytes([lo, hi]);
     }
 
     /// BRK: the padding byte after the opcode is fetched and skipped, then
     /// the interrupt sequence pushes PC and P (with B set).
     #[inline]
-    pub(super) fn brk<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn brk<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         src.fetch(self, bus);
-        self.interrupt_sequence(bus, true);
+        self.interrupt_sequence(bus, src, true);
     }
 }

@@ -6,13 +6,13 @@
 //! `dispatch_agrees_with_the_opcode_table` test checks the two agree.
 
 use super::opcodes::Mode::*;
-use super::{CodeSource, Cpu, C, N, V, Z};
+use super::{Cycles, Cpu, C, N, V, Z};
 use crate::bus::Bus;
 
 impl Cpu {
     /// Executes the instruction whose opcode was just fetched.
     #[inline(always)]
-    pub(crate) fn execute<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
+    pub(crate) fn execute<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
         match opcode {
             0x00 => self.brk(bus, src),
             0x01 => {
@@ -310,7 +310,7 @@ impl Cpu {
             }
             0x81 => {
                 let addr = self.store_address(bus, src, IndirectX);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x82 => {
                 let v = self.operand(bus, src, Immediate);
@@ -318,23 +318,23 @@ impl Cpu {
             }
             0x83 => {
                 let addr = self.store_address(bus, src, IndirectX);
-                self.write(bus, addr, self.a & self.x)
+                self.store(bus, src, addr, self.a & self.x)
             }
             0x84 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.write(bus, addr, self.y)
+                self.store(bus, src, addr, self.y)
             }
             0x85 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x86 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.write(bus, addr, self.x)
+                self.store(bus, src, addr, self.x)
             }
             0x87 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.write(bus, addr, self.a & self.x)
+                self.store(bus, src, addr, self.a & self.x)
             }
             0x88 => self.dey(bus, src),
             0x89 => {
@@ -348,54 +348,54 @@ impl Cpu {
             }
             0x8C => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.write(bus, addr, self.y)
+                self.store(bus, src, addr, self.y)
             }
             0x8D => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x8E => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.write(bus, addr, self.x)
+                self.store(bus, src, addr, self.x)
             }
             0x8F => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.write(bus, addr, self.a & self.x)
+                self.store(bus, src, addr, self.a & self.x)
             }
             0x90 => self.branch(bus, src, self.p & C == 0),
             0x91 => {
                 let addr = self.store_address(bus, src, IndirectY);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x92 => self.jam(bus, src, opcode),
             0x93 => self.sha(bus, src, IndirectY),
             0x94 => {
                 let addr = self.store_address(bus, src, ZeroPageX);
-                self.write(bus, addr, self.y)
+                self.store(bus, src, addr, self.y)
             }
             0x95 => {
                 let addr = self.store_address(bus, src, ZeroPageX);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x96 => {
                 let addr = self.store_address(bus, src, ZeroPageY);
-                self.write(bus, addr, self.x)
+                self.store(bus, src, addr, self.x)
             }
             0x97 => {
                 let addr = self.store_address(bus, src, ZeroPageY);
-                self.write(bus, addr, self.a & self.x)
+                self.store(bus, src, addr, self.a & self.x)
             }
             0x98 => self.tya(bus, src),
             0x99 => {
                 let addr = self.store_address(bus, src, AbsoluteY);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x9A => self.txs(bus, src),
             0x9B => self.tas(bus, src, AbsoluteY),
             0x9C => self.shy(bus, src, AbsoluteX),
             0x9D => {
                 let addr = self.store_address(bus, src, AbsoluteX);
-                self.write(bus, addr, self.a)
+                self.store(bus, src, addr, self.a)
             }
             0x9E => self.shx(bus, src, AbsoluteY),
             0x9F => self.sha(bus, src, AbsoluteY),

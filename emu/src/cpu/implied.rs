@@ -2,139 +2,139 @@
 //! pulls, the flag instructions, the transfers and the register
 //! increments/decrements.
 
-use super::{CodeSource, Cpu, B, C, D, I, U, V};
+use super::{Cycles, Cpu, B, C, D, I, U, V};
 use crate::bus::Bus;
 
 impl Cpu {
     #[inline]
-    pub(super) fn pha<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn pha<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.push(bus, self.a);
+        self.push(bus, src, self.a);
     }
 
     #[inline]
-    pub(super) fn php<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn php<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.push(bus, self.p | B | U);
+        self.push(bus, src, self.p | B | U);
     }
 
     #[inline]
-    pub(super) fn pla<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn pla<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.read(bus, 0x100 | self.s as u16);
-        let v = self.pull(bus);
+        self.load(bus, src, 0x100 | self.s as u16);
+        let v = self.pull(bus, src);
         self.lda(v);
     }
 
     #[inline]
-    pub(super) fn plp<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn plp<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
-        self.read(bus, 0x100 | self.s as u16);
-        let p = self.pull(bus);
+        self.load(bus, src, 0x100 | self.s as u16);
+        let p = self.pull(bus, src);
         self.p = (p & !B) | U;
         self.unsettle_poll();
     }
 
     #[inline]
-    pub(super) fn clc<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn clc<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !C;
     }
 
     #[inline]
-    pub(super) fn sec<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn sec<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= C;
     }
 
     #[inline]
-    pub(super) fn cli<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn cli<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !I;
         self.unsettle_poll();
     }
 
     #[inline]
-    pub(super) fn sei<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn sei<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= I;
         self.unsettle_poll();
     }
 
     #[inline]
-    pub(super) fn clv<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn clv<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !V;
     }
 
     #[inline]
-    pub(super) fn cld<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn cld<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !D;
     }
 
     #[inline]
-    pub(super) fn sed<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn sed<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= D;
     }
 
     #[inline]
-    pub(super) fn tax<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn tax<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.a);
     }
 
     #[inline]
-    pub(super) fn tay<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn tay<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.a);
     }
 
     #[inline]
-    pub(super) fn txa<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn txa<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.lda(self.x);
     }
 
     #[inline]
-    pub(super) fn tya<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn tya<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.lda(self.y);
     }
 
     #[inline]
-    pub(super) fn tsx<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn tsx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.s);
     }
 
     #[inline]
-    pub(super) fn txs<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn txs<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.s = self.x;
     }
 
     #[inline]
-    pub(super) fn inx<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn inx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.x.wrapping_add(1));
     }
 
     #[inline]
-    pub(super) fn iny<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn iny<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.y.wrapping_add(1));
     }
 
     #[inline]
-    pub(super) fn dex<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn dex<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.x.wrapping_sub(1));
     }
 
     #[inline]
-    pub(super) fn dey<S: CodeSource>(&mut self, bus: &mut Bus, src: &mut S) {
+    pub(super) fn dey<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.y.wrapping_sub(1));
     }

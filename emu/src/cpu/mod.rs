@@ -40,22 +40,28 @@ pub const NMI_VECTOR: u16 = 0xFFFA;
 pub const RESET_VECTOR: u16 = 0xFFFC;
 pub const IRQ_VECTOR: u16 = 0xFFFE;
 
-/// Where an instruction's own bytes come from. The interpreter reads them
-/// through the bus ([`BusCode`]); the translator supplies pre-decoded bytes
-/// while still spending the same bus cycles. Every instruction's per-cycle
-/// sequence is written once, generic over this.
-pub(crate) trait CodeSource {
+/// How an instruction's bus cycles are carried out. Every instruction's
+/// per-cycle sequence is written once, generic over this: the interpreter
+/// ([`Interpreted`]) spends each cycle on the bus, reading its code bytes
+/// through it; the translator (`translate::execution::Translated`) supplies
+/// pre-decoded code bytes and may count cycles in which nothing can happen
+/// in bulk instead of clocking the machine through each.
+pub(crate) trait Cycles {
     /// The instruction-stream byte at PC; advances PC. One read cycle.
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8;
     /// A read at PC that does not advance it (a 1-byte instruction's dummy
     /// read of the next byte, a taken branch's, JSR's high byte).
     fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8;
+    /// A data read cycle.
+    fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8;
+    /// A write cycle.
+    fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8);
 }
 
-/// Code read from memory through the bus: the interpreter.
-pub(crate) struct BusCode;
+/// Every cycle on the bus: the interpreter.
+pub(crate) struct Interpreted;
 
-impl CodeSource for BusCode {
+impl Cycles for Interpreted {
     #[inline(always)]
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
         let v = cpu.read(bus, cpu.pc);
@@ -66,6 +72,16 @@ impl CodeSource for BusCode {
     #[inline(always)]
     fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
         cpu.read(bus, cpu.pc)
+    }
+
+    #[inline(always)]
+    fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8 {
+        cpu.read(bus, addr)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8) {
+        cpu.write(bus, addr, value)
     }
 }
 
@@ -111,6 +127,11 @@ pub struct Cpu {
     /// nor I have moved since, so polling again would change nothing either.
     poll_settled: bool,
     seen_lines: u32,
+    /// Cycles the translator may still count in bulk instead of running
+    /// them (`translate::execution::Translated`): zeroed whenever the
+    /// interrupt poll stops being settled, so a window never spans a cycle
+    /// whose poll could change something.
+    pub(crate) idle_budget: u32,
 }
 
 impl Default for Cpu {
@@ -136,6 +157,7 @@ impl Cpu {
             prev_run_irq: false,
             poll_settled: false,
             seen_lines: 0,
+            idle_budget: 0,
         }
     }
 
@@ -190,18 +212,18 @@ impl Cpu {
             return StepKind::Jammed;
         }
         if self.prev_need_nmi {
-            self.interrupt_sequence(bus, false);
+            self.interrupt_sequence(bus, &mut Interpreted, false);
             return StepKind::Nmi;
         }
         if self.prev_run_irq {
-            return if self.interrupt_sequence(bus, false) {
+            return if self.interrupt_sequence(bus, &mut Interpreted, false) {
                 StepKind::Nmi
             } else {
                 StepKind::Irq
             };
         }
-        let opcode = BusCode.fetch(self, bus);
-        self.execute(bus, &mut BusCode, opcode);
+        let opcode = Interpreted.fetch(self, bus);
+        self.execute(bus, &mut Interpreted, opcode);
         StepKind::Instruction(opcode)
     }
 
@@ -220,21 +242,21 @@ impl Cpu {
     /// The hardware interrupt sequence, shared with BRK. Returns whether the
     /// NMI vector was used (an NMI hijacks an IRQ or BRK whose vector fetch has
     /// not started yet).
-    fn interrupt_sequence(&mut self, bus: &mut Bus, brk: bool) -> bool {
+    fn interrupt_sequence<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, brk: bool) -> bool {
         if !brk {
             // The opcode fetch and the operand fetch happen, but are discarded
             // and PC does not advance. (BRK did its two fetches already.)
-            self.read(bus, self.pc);
-            self.read(bus, self.pc);
+            self.load(bus, src, self.pc);
+            self.load(bus, src, self.pc);
         }
-        self.push(bus, (self.pc >> 8) as u8);
-        self.push(bus, self.pc as u8);
+        self.push(bus, src, (self.pc >> 8) as u8);
+        self.push(bus, src, self.pc as u8);
         let pushed_p = if brk {
             self.p | B | U
         } else {
             (self.p & !B) | U
         };
-        self.push(bus, pushed_p);
+        self.push(bus, src, pushed_p);
         self.p |= I;
         // The vector is chosen from the NMI signal as it stood at the end of
         // the previous cycle: an NMI detected on the P push itself is too
@@ -246,8 +268,8 @@ impl Cpu {
         } else {
             IRQ_VECTOR
         };
-        let lo = self.read(bus, vector);
-        let hi = self.read(bus, vector + 1);
+        let lo = self.load(bus, src, vector);
+        let hi = self.load(bus, src, vector + 1);
         self.pc = u16::from_le_bytes([lo, hi]);
         // The first instruction of a handler always runs before another
         // interrupt is taken.
@@ -294,11 +316,12 @@ impl Cpu {
     #[inline(always)]
     pub(super) fn unsettle_poll(&mut self) {
         self.poll_settled = false;
+        self.idle_budget = 0;
     }
 
     /// One CPU read cycle (after any DMA the read lets in).
     #[inline(always)]
-    fn read(&mut self, bus: &mut Bus, addr: u16) -> u8 {
+    pub(crate) fn read(&mut self, bus: &mut Bus, addr: u16) -> u8 {
         if bus.dma_pending() {
             self.run_dma(bus, addr);
         }
@@ -309,7 +332,7 @@ impl Cpu {
 
     /// One CPU write cycle. DMA never halts the CPU on a write.
     #[inline(always)]
-    fn write(&mut self, bus: &mut Bus, addr: u16, value: u8) {
+    pub(crate) fn write(&mut self, bus: &mut Bus, addr: u16, value: u8) {
         bus.write(addr, value);
         self.poll_interrupts(bus);
     }
@@ -328,15 +351,27 @@ impl Cpu {
         value
     }
 
+    /// An instruction's data read cycle, as `src` carries it out.
     #[inline(always)]
-    fn push(&mut self, bus: &mut Bus, value: u8) {
-        self.write(bus, 0x100 | self.s as u16, value);
+    fn load<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, addr: u16) -> u8 {
+        src.read(self, bus, addr)
+    }
+
+    /// An instruction's write cycle, as `src` carries it out.
+    #[inline(always)]
+    fn store<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, addr: u16, value: u8) {
+        src.write(self, bus, addr, value)
+    }
+
+    #[inline(always)]
+    fn push<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, value: u8) {
+        self.store(bus, src, 0x100 | self.s as u16, value);
         self.s = self.s.wrapping_sub(1);
     }
 
     #[inline(always)]
-    fn pull(&mut self, bus: &mut Bus) -> u8 {
+    fn pull<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) -> u8 {
         self.s = self.s.wrapping_add(1);
-        self.read(bus, 0x100 | self.s as u16)
+        self.load(bus, src, 0x100 | self.s as u16)
     }
 }

@@ -2,6 +2,7 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
+use super::execution::{OpHandler, OP_HANDLERS};
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
@@ -13,10 +14,8 @@ pub const MAX_BLOCK_OPS: usize = 64;
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
     pub pc: u16,
-    /// How many of the instruction's first cycles read its own bytes back to
-    /// back (opcode fetch, operand fetches, a 1-byte instruction's dummy read
-    /// of the next byte): the cycles the translator may count in one step.
-    pub leading_code_reads: u8,
+    /// Its opcode's handler (`execution::OP_HANDLERS`).
+    pub run: OpHandler,
     /// The three bytes at `pc` (opcode, operands, and whatever follows a
     /// shorter instruction: 1-byte instructions and taken branches dummy-read
     /// the byte after them), padded to 4 so an index masked with 3 needs no
@@ -26,17 +25,9 @@ pub struct Op {
 
 impl Op {
     pub fn new(pc: u16, bytes: [u8; 4]) -> Op {
-        let info = &OPCODES[bytes[0] as usize];
-        let leading_code_reads = match (info.byte_len(), info.flow) {
-            // JSR pushes PC between its two operand fetches.
-            (_, Flow::Call) => 2,
-            // 1-byte instructions fetch the next byte and discard it.
-            (1, _) => 2,
-            (len, _) => len,
-        };
         Op {
             pc,
-            leading_code_reads,
+            run: OP_HANDLERS[bytes[0] as usize],
             bytes,
         }
     }

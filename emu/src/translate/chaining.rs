@@ -24,10 +24,16 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
+        if probes.sampler.is_none() && probes.flow.is_none() {
+            return self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle);
+        }
         let mut id = first;
         let mut retired = 0;
         let mut previous = u32::MAX;
         let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+        // The idle window (see `execution::Translated`) lasts from block to
+        // block, but not across anything else that runs the machine.
+        cpu.idle_budget = 0;
         loop {
             let start = bus.cycles;
             match self.run_block(id, cpu, bus, probes, stop_at_cycle, &mut look_at) {
@@ -44,6 +50,7 @@ impl Translator {
             if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
             {
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                cpu.idle_budget = 0;
                 look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }
             previous = id;
@@ -54,14 +61,60 @@ impl Translator {
         }
     }
 
+    /// [`Translator::run_chain`] with no probe watching (no sampler, no
+    /// truth recorder): the same blocks, stops and idle-loop skipping, with
+    /// nothing to record between blocks, so the loop from block to block
+    /// does only what running them needs. Most runs are this one.
+    fn run_chain_unobserved(
+        &mut self,
+        first: u32,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+    ) -> u64 {
+        let mut id = first;
+        let mut retired = 0;
+        let mut previous = u32::MAX;
+        cpu.idle_budget = 0;
+        loop {
+            let start = bus.cycles;
+            bus.attention = false;
+            let block = &self.blocks[id as usize];
+            let n = block.ops.len();
+            let executed = Self::run_ops(&block.ops, cpu, bus, stop_at_cycle);
+            retired += executed as u64;
+            if executed < n || Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
+            }
+            if cpu.jammed.is_some() || bus.ppu.frame_complete {
+                break;
+            }
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
+            {
+                retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                cpu.idle_budget = 0;
+            }
+            previous = id;
+            match self.successor(id, bus, cpu.pc) {
+                Some(next) => id = next,
+                None => break,
+            }
+        }
+        retired
+    }
+
     /// The block to run at `pc` after block `from`, through `from`'s links
     /// when they are current, else by lookup (then remembered).
     #[inline]
     pub(super) fn successor(&mut self, from: u32, bus: &mut Bus, pc: u16) -> Option<u32> {
         let stamp = (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64;
-        let links = &self.blocks[from as usize].links;
-        if let Some(link) = links.iter().find(|l| l.pc == pc && l.stamp == stamp) {
-            return Some(link.id);
+        let [a, b] = &self.blocks[from as usize].links;
+        if a.pc == pc && a.stamp == stamp {
+            return Some(a.id);
+        }
+        if b.pc == pc && b.stamp == stamp {
+            return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
         let links = &mut self.blocks[from as usize].links;

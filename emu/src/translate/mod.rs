@@ -5,7 +5,7 @@
 //!
 //! Bus behaviour is the interpreter's, cycle for cycle: each instruction runs
 //! the same generic per-cycle code as the interpreter (`cpu/dispatch.rs`),
-//! given its bytes by `execution::DecodedCode` instead of a bus read; the fetch cycles
+//! given its bytes by `execution::Translated` instead of a bus read; the fetch cycles
 //! still happen (clocking the PPU and APU, letting DMA halt the CPU, updating
 //! open bus), they just skip the address decode. Interrupts are taken between
 //! instructions exactly as the interpreter takes them (the block is left and
