@@ -272,6 +272,17 @@ impl Ppu {
                 dots -= 8;
                 continue;
             }
+            // The dots before the next event only count (see `tick`): in
+            // one step. Off the rendered lines (VBL, rendering off) that is
+            // most of them.
+            let quiet = self.next_event.saturating_sub(self.dot + 1) as u32;
+            if quiet > 0 {
+                let n = quiet.min(dots);
+                self.dots += n as u64;
+                self.dot += n as u16;
+                dots -= n;
+                continue;
+            }
             self.tick(cart);
             dots -= 1;
         }

@@ -78,30 +78,39 @@ impl Translator {
         let mut previous = u32::MAX;
         cpu.idle_budget = 0;
         loop {
-            let start = bus.cycles;
-            bus.attention = false;
             let block = &self.blocks[id as usize];
+            let entry = block.ops[0].pc;
             let n = block.ops.len();
-            let executed = Self::run_ops(&block.ops, cpu, bus, stop_at_cycle);
-            retired += executed as u64;
-            if executed < n || Self::must_stop(cpu, bus, stop_at_cycle) {
-                break;
-            }
-            if cpu.jammed.is_some() || bus.ppu.frame_complete {
-                break;
-            }
-            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
-            {
+            // A block that loops back to itself runs again straight away:
+            // with no stop, no code written and no bank switched, its
+            // entry still finds it.
+            let start = loop {
+                let start = bus.cycles;
+                bus.attention = false;
+                let executed = Self::run_ops(&block.ops, cpu, bus, stop_at_cycle);
+                retired += executed as u64;
+                if executed < n
+                    || Self::must_stop(cpu, bus, stop_at_cycle)
+                    || cpu.jammed.is_some()
+                    || bus.ppu.frame_complete
+                {
+                    return retired;
+                }
+                if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
+                    break start;
+                }
+                previous = id;
+            };
+            if previous == id && block.idle_loop && cpu.pc == entry && !self.no_idle_skip {
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
             }
             previous = id;
             match self.successor(id, bus, cpu.pc) {
                 Some(next) => id = next,
-                None => break,
+                None => return retired,
             }
         }
-        retired
     }
 
     /// The block to run at `pc` after block `from`, through `from`'s links
