@@ -36,6 +36,9 @@ pub(crate) struct Translated<'a> {
     op: &'a Op,
     /// Cycles counted and not yet added to the machine, or [`CLOSED`].
     owed: u32,
+    /// The op's byte the next code read reads (`cpu.pc - op.pc`, kept
+    /// apart so that in each opcode's handler it is a constant).
+    next: usize,
 }
 
 impl Translated<'_> {
@@ -52,7 +55,7 @@ impl Translated<'_> {
 
     #[inline(always)]
     fn code_byte(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        let value = self.op.bytes[cpu.pc.wrapping_sub(self.op.pc) as usize & 3];
+        let value = self.op.bytes[self.next & 3];
         if self.owed != CLOSED {
             self.owed += 1;
             bus.open_bus = value;
@@ -91,6 +94,7 @@ impl Cycles for Translated<'_> {
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
         let value = self.code_byte(cpu, bus);
         cpu.pc = cpu.pc.wrapping_add(1);
+        self.next += 1;
         value
     }
 
@@ -312,7 +316,7 @@ pub(super) static OP_HANDLERS: [OpHandler; 256] = [
 /// one copy of each.
 #[inline(never)]
 fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    let mut cycles = Translated { op, owed };
+    let mut cycles = Translated { op, owed, next: 0 };
     // CLI, SEI, PLP, RTI and BRK change the interrupt state: their cycles
     // all run on the bus, and they close the window for the ops after them.
     if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
