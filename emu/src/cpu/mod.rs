@@ -43,7 +43,7 @@ pub const IRQ_VECTOR: u16 = 0xFFFE;
 /// How an instruction's bus cycles are carried out. Every instruction's
 /// per-cycle sequence is written once, generic over this: the interpreter
 /// ([`Interpreted`]) spends each cycle on the bus, reading its code bytes
-/// through it; the translator (`translate::execution::Translated`) supplies
+/// through it; the translator (`translate::op::Translated`) supplies
 /// pre-decoded code bytes and may count cycles in which nothing can happen
 /// in bulk instead of clocking the machine through each.
 pub(crate) trait Cycles {
@@ -128,7 +128,7 @@ pub struct Cpu {
     poll_settled: bool,
     seen_lines: u32,
     /// Cycles the translator may still count in bulk instead of running
-    /// them (`translate::execution::Translated`): zeroed whenever the
+    /// them (`translate::op::Translated`): zeroed whenever the
     /// interrupt poll stops being settled, so a window never spans a cycle
     /// whose poll could change something.
     pub(crate) idle_budget: u32,

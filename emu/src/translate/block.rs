@@ -2,56 +2,13 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
-use super::execution::{OpHandler, OP_HANDLERS};
+use super::op::Op;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
 
 /// Longest straight run translated into one block.
 pub const MAX_BLOCK_OPS: usize = 64;
-
-/// One pre-decoded instruction.
-#[derive(Debug, Clone, Copy)]
-pub struct Op {
-    pub pc: u16,
-    /// Its opcode's handler (`execution::OP_HANDLERS`).
-    pub run: OpHandler,
-    /// The three bytes at `pc` (opcode, operands, and whatever follows a
-    /// shorter instruction: 1-byte instructions and taken branches dummy-read
-    /// the byte after them), padded to 4 so an index masked with 3 needs no
-    /// bounds check.
-    pub bytes: [u8; 4],
-}
-
-impl Op {
-    pub fn new(pc: u16, bytes: [u8; 4]) -> Op {
-        Op {
-            pc,
-            run: OP_HANDLERS[bytes[0] as usize],
-            bytes,
-        }
-    }
-
-    /// Its code address, given its block's [`Block::code_high`].
-    #[inline(always)]
-    pub fn code(&self, code_high: u32) -> u32 {
-        code_high | self.pc as u32
-    }
-
-    pub fn opcode(&self) -> u8 {
-        self.bytes[0]
-    }
-
-    /// For a conditional branch, the CPU address it goes to when taken.
-    #[inline]
-    pub fn branch_target(&self) -> Option<u16> {
-        (self.flow() == Flow::Branch).then(|| crate::disasm::branch_target(self.pc, self.bytes[1]))
-    }
-
-    pub fn flow(&self) -> Flow {
-        OPCODES[self.bytes[0] as usize].flow
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Block {
@@ -63,6 +20,13 @@ pub struct Block {
     pub ops: Vec<Op>,
     /// Cleared when self-modifying code overwrote its bytes.
     pub valid: bool,
+    /// Its operands are live: a write to an operand byte (not an opcode)
+    /// updates the op's copy instead of invalidating the block. RAM code
+    /// that patches its own operands (a routine computing with immediates
+    /// or addresses it stores into itself before each call) would otherwise
+    /// be retranslated after every patch. Never an idle loop: a patched
+    /// address could turn a harmless poll into an I/O read.
+    pub live: bool,
     /// Complete executions of the block not yet added to the flow counts
     /// (each covers every op but the last, which is counted as it retires).
     pub pending_body_runs: u64,

@@ -80,16 +80,22 @@ impl Translator {
         loop {
             let block = &self.blocks[id as usize];
             let entry = block.ops[0].pc;
-            let n = block.ops.len();
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it.
+            // It may also repeat inside `run_ops_repeating`, except an idle
+            // loop about to be skipped (that wants one run at a time).
+            let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
             let start = loop {
                 let start = bus.cycles;
                 bus.attention = false;
-                let executed = Self::run_ops(&block.ops, cpu, bus, stop_at_cycle);
-                retired += executed as u64;
-                if executed < n
+                let (executed, completed) = if block.live {
+                    Self::run_ops_repeating::<true>(&block.ops, repeat, cpu, bus, stop_at_cycle)
+                } else {
+                    Self::run_ops_repeating::<false>(&block.ops, repeat, cpu, bus, stop_at_cycle)
+                };
+                retired += executed;
+                if !completed
                     || Self::must_stop(cpu, bus, stop_at_cycle)
                     || cpu.jammed.is_some()
                     || bus.ppu.frame_complete

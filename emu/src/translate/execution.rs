@@ -1,135 +1,12 @@
-//! Running a block's pre-decoded ops: each runs the interpreter's generic
-//! per-cycle code (`cpu/`), given its bytes by [`Translated`] instead of a
-//! bus read, and the block stops early when something outside it needs
-//! attention.
+//! Running a block's ops (see `op`): back to back in the idle window when
+//! it holds them, else one at a time, and the block stops early when
+//! something outside it needs attention.
 
-use super::block::Op;
+use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
-use crate::cpu::{Cpu, Cycles};
+use crate::cpu::Cpu;
 use crate::probes::Probes;
-
-/// The longest instruction (an indexed read-modify-write): the most cycles
-/// one op can spend.
-const LONGEST_INSTRUCTION: u32 = 8;
-
-/// `owed` of a [`Translated`] op whose window is closed.
-const CLOSED: u32 = u32::MAX;
-
-/// A translated op's cycles: its bytes come from the op, and cycles in an
-/// idle window are counted instead of run.
-///
-/// The idle window: while the interrupt poll is settled and nothing can
-/// happen on its own for the next `cpu.idle_budget` cycles (no DMA, APU
-/// event, PPU catch-up or strobe due: [`Bus::idle_cycles_available`]), a
-/// read of RAM or PRG ROM or a write of RAM changes nothing but the memory,
-/// the data bus and the cycle count; nor can an interrupt become pending.
-/// Those cycles are `owed` and added to the machine in one step (after the
-/// op, or after a whole block that fits the window: see
-/// [`Translator::run_ops`]), or before the first access that needs the bus
-/// (I/O, cartridge registers, PRG RAM), which closes the window. The ops
-/// that change the interrupt state (CLI, SEI, PLP, RTI, BRK) run closed.
-///
-/// This is where the translation pays beyond skipping decode: the
-/// interpreter, the reference, spends every cycle on the bus.
-pub(crate) struct Translated<'a> {
-    op: &'a Op,
-    /// Cycles counted and not yet added to the machine, or [`CLOSED`].
-    owed: u32,
-    /// The op's byte the next code read reads (`cpu.pc - op.pc`, kept
-    /// apart so that in each opcode's handler it is a constant).
-    next: usize,
-}
-
-impl Translated<'_> {
-    /// Adds the owed cycles to the machine and closes the window, before
-    /// a cycle that needs the bus.
-    #[inline(always)]
-    fn close(&mut self, cpu: &mut Cpu, bus: &mut Bus) {
-        if self.owed != CLOSED {
-            settle(cpu, bus, self.owed);
-            cpu.idle_budget = 0;
-            self.owed = CLOSED;
-        }
-    }
-
-    #[inline(always)]
-    fn code_byte(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        let value = self.op.bytes[self.next & 3];
-        if self.owed != CLOSED {
-            self.owed += 1;
-            bus.open_bus = value;
-        } else {
-            cpu.read_known(bus, cpu.pc, value);
-        }
-        value
-    }
-}
-
-/// Adds `owed` window cycles to the machine.
-#[inline(always)]
-fn settle(cpu: &mut Cpu, bus: &mut Bus, owed: u32) {
-    if owed > 0 {
-        bus.skip_idle_cycles(owed as u64);
-        cpu.idle_budget -= owed;
-    }
-}
-
-/// Opens the idle window for the next `cycles` cycles if it can be (see
-/// [`Translated`]); returns whether it is open for them.
-#[inline(always)]
-fn open_for(cycles: u32, cpu: &mut Cpu, bus: &Bus) -> bool {
-    if cpu.idle_budget < cycles {
-        cpu.idle_budget = if cpu.poll_is_settled(bus) {
-            bus.idle_cycles_available().min(u32::MAX as u64) as u32
-        } else {
-            0
-        };
-    }
-    cpu.idle_budget >= cycles
-}
-
-impl Cycles for Translated<'_> {
-    #[inline(always)]
-    fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        let value = self.code_byte(cpu, bus);
-        cpu.pc = cpu.pc.wrapping_add(1);
-        self.next += 1;
-        value
-    }
-
-    #[inline(always)]
-    fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        self.code_byte(cpu, bus)
-    }
-
-    #[inline(always)]
-    fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8 {
-        if self.owed != CLOSED {
-            if let Some(value) = bus.plain_read(addr) {
-                self.owed += 1;
-                bus.open_bus = value;
-                return value;
-            }
-            self.close(cpu, bus);
-        }
-        cpu.read(bus, addr)
-    }
-
-    #[inline(always)]
-    fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8) {
-        if self.owed != CLOSED {
-            if addr < 0x2000 {
-                self.owed += 1;
-                bus.open_bus = value;
-                bus.store_ram(addr, value);
-                return;
-            }
-            self.close(cpu, bus);
-        }
-        cpu.write(bus, addr, value)
-    }
-}
 
 impl Translator {
     /// Runs block `id` from its entry (the CPU's PC). Between instructions it
@@ -165,13 +42,20 @@ impl Translator {
         let mut executed = 0;
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
+        let live = block.live;
+        if live {
+            for op in &mut block.ops {
+                *op = op.reread(&bus.ram);
+            }
+        }
         if bus.cycles < *look_at || probes.sampler.is_none() {
-            executed = Self::run_ops(&block.ops, cpu, bus, *look_at);
+            executed = Self::run_ops(&block.ops, live, cpu, bus, *look_at);
         }
         if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
             // The sampler's turn (cold): a batch may start or be going on.
             executed += Self::run_ops_sampler_turn(
                 &block.ops[executed..],
+                live,
                 block.code_high,
                 cpu,
                 bus,
@@ -213,45 +97,93 @@ impl Translator {
         }
     }
 
-    /// Runs `ops` (the rest of a block) until one ends at a point where
+    /// Runs `ops` (the rest of a block; `live` if its operands are, see
+    /// `Block::live`) until one ends at a point where
     /// [`Translator::must_stop`] holds for `stop_at_cycle`; returns how many
     /// ran (at least one).
+    #[inline(always)]
+    pub(super) fn run_ops(
+        ops: &[Op],
+        live: bool,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+    ) -> usize {
+        let (executed, _) = if live {
+            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle)
+        } else {
+            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle)
+        };
+        executed as usize
+    }
+
+    /// [`Translator::run_ops`] for a block that may loop back to its own
+    /// entry `repeat`: it runs again while it does and nothing stops it.
+    /// Returns the ops retired and whether the last run went to the end.
     ///
-    /// When the whole run fits the idle window and ends before
+    /// When a whole run fits the idle window and ends before
     /// `stop_at_cycle`, nothing can make it stop but the ops themselves (an
     /// access that needs the bus closes the window; a write into translated
     /// code raises `attention`), so the ops run back to back with their
     /// cycles added once at the end, and op by op only from where one of
-    /// those happened.
+    /// those happened. A block that loops to itself stays in the window for
+    /// as many runs as fit: each iteration of a wait loop then costs its
+    /// ops' handlers and almost nothing else (every instruction still runs;
+    /// this is not the idle-loop skipping).
     #[inline(always)]
-    pub(super) fn run_ops(ops: &[Op], cpu: &mut Cpu, bus: &mut Bus, stop_at_cycle: u64) -> usize {
-        let bound = ops.len() as u32 * LONGEST_INSTRUCTION;
-        if bus.cycles + (bound as u64) < stop_at_cycle && open_for(bound, cpu, bus) {
-            let mut owed = 0;
+    pub(super) fn run_ops_repeating<const LIVE: bool>(
+        ops: &[Op],
+        repeat: Option<u16>,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+    ) -> (u64, bool) {
+        let n = ops.len();
+        let bound = n as u32 * LONGEST_INSTRUCTION;
+        if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
+            let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
+            return (executed as u64, executed == n);
+        }
+        let mut owed = 0;
+        let mut retired = 0;
+        loop {
             for (i, op) in ops.iter().enumerate() {
-                owed = (op.run)(op, cpu, bus, owed);
+                owed = run::<LIVE>(op, cpu, bus, owed);
                 if owed == CLOSED || bus.attention {
                     if owed != CLOSED {
                         settle(cpu, bus, owed);
                     }
-                    if Self::must_stop(cpu, bus, stop_at_cycle) {
-                        return i + 1;
+                    let mut executed = i + 1;
+                    if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
+                        executed +=
+                            Self::run_ops_one_by_one::<LIVE>(&ops[executed..], cpu, bus, stop_at_cycle);
                     }
-                    return i + 1 + Self::run_ops_one_by_one(&ops[i + 1..], cpu, bus, stop_at_cycle);
+                    return (retired + executed as u64, executed == n);
                 }
             }
-            settle(cpu, bus, owed);
-            return ops.len();
+            retired += n as u64;
+            let next_end = owed + bound;
+            if Some(cpu.pc) != repeat
+                || next_end > cpu.idle_budget
+                || bus.cycles + next_end as u64 >= stop_at_cycle
+            {
+                settle(cpu, bus, owed);
+                return (retired, true);
+            }
         }
-        Self::run_ops_one_by_one(ops, cpu, bus, stop_at_cycle)
     }
 
     /// [`Translator::run_ops`] checking for a stop after every op.
     #[inline(always)]
-    fn run_ops_one_by_one(ops: &[Op], cpu: &mut Cpu, bus: &mut Bus, stop_at_cycle: u64) -> usize {
+    fn run_ops_one_by_one<const LIVE: bool>(
+        ops: &[Op],
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+    ) -> usize {
         let mut executed = 0;
         for op in ops {
-            Self::execute(op, cpu, bus);
+            Self::execute::<LIVE>(op, cpu, bus);
             executed += 1;
             if Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;
@@ -264,14 +196,14 @@ impl Translator {
     /// interpreter's: the handler chosen for its opcode at translation, in
     /// the idle window when it is open for the op.
     #[inline(always)]
-    pub(super) fn execute(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
+    pub(super) fn execute<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
         if open_for(LONGEST_INSTRUCTION, cpu, bus) {
-            let owed = (op.run)(op, cpu, bus, 0);
+            let owed = run::<LIVE>(op, cpu, bus, 0);
             if owed != CLOSED {
                 settle(cpu, bus, owed);
             }
         } else {
-            (op.run)(op, cpu, bus, CLOSED);
+            run::<LIVE>(op, cpu, bus, CLOSED);
         }
     }
 
@@ -282,48 +214,14 @@ impl Translator {
     }
 }
 
-/// How a translated op runs: one function per opcode, chosen when the op
-/// is decoded, so an op starts straight in its own instruction's code
-/// instead of at a 256-way dispatch on its opcode. It takes the cycles
-/// owed in the idle window so far (or [`CLOSED`]; open, the window must
-/// hold the op's cycles) and returns them with its own added (or
-/// [`CLOSED`], having added them to the machine, if it closed it).
-pub(super) type OpHandler = fn(&Op, &mut Cpu, &mut Bus, u32) -> u32;
-
-/// Every opcode's handler.
-pub(super) static OP_HANDLERS: [OpHandler; 256] = [
-    run_op::<0x00>, run_op::<0x01>, run_op::<0x02>, run_op::<0x03>, run_op::<0x04>, run_op::<0x05>, run_op::<0x06>, run_op::<0x07>, run_op::<0x08>, run_op::<0x09>, run_op::<0x0A>, run_op::<0x0B>, run_op::<0x0C>, run_op::<0x0D>, run_op::<0x0E>, run_op::<0x0F>,
-    run_op::<0x10>, run_op::<0x11>, run_op::<0x12>, run_op::<0x13>, run_op::<0x14>, run_op::<0x15>, run_op::<0x16>, run_op::<0x17>, run_op::<0x18>, run_op::<0x19>, run_op::<0x1A>, run_op::<0x1B>, run_op::<0x1C>, run_op::<0x1D>, run_op::<0x1E>, run_op::<0x1F>,
-    run_op::<0x20>, run_op::<0x21>, run_op::<0x22>, run_op::<0x23>, run_op::<0x24>, run_op::<0x25>, run_op::<0x26>, run_op::<0x27>, run_op::<0x28>, run_op::<0x29>, run_op::<0x2A>, run_op::<0x2B>, run_op::<0x2C>, run_op::<0x2D>, run_op::<0x2E>, run_op::<0x2F>,
-    run_op::<0x30>, run_op::<0x31>, run_op::<0x32>, run_op::<0x33>, run_op::<0x34>, run_op::<0x35>, run_op::<0x36>, run_op::<0x37>, run_op::<0x38>, run_op::<0x39>, run_op::<0x3A>, run_op::<0x3B>, run_op::<0x3C>, run_op::<0x3D>, run_op::<0x3E>, run_op::<0x3F>,
-    run_op::<0x40>, run_op::<0x41>, run_op::<0x42>, run_op::<0x43>, run_op::<0x44>, run_op::<0x45>, run_op::<0x46>, run_op::<0x47>, run_op::<0x48>, run_op::<0x49>, run_op::<0x4A>, run_op::<0x4B>, run_op::<0x4C>, run_op::<0x4D>, run_op::<0x4E>, run_op::<0x4F>,
-    run_op::<0x50>, run_op::<0x51>, run_op::<0x52>, run_op::<0x53>, run_op::<0x54>, run_op::<0x55>, run_op::<0x56>, run_op::<0x57>, run_op::<0x58>, run_op::<0x59>, run_op::<0x5A>, run_op::<0x5B>, run_op::<0x5C>, run_op::<0x5D>, run_op::<0x5E>, run_op::<0x5F>,
-    run_op::<0x60>, run_op::<0x61>, run_op::<0x62>, run_op::<0x63>, run_op::<0x64>, run_op::<0x65>, run_op::<0x66>, run_op::<0x67>, run_op::<0x68>, run_op::<0x69>, run_op::<0x6A>, run_op::<0x6B>, run_op::<0x6C>, run_op::<0x6D>, run_op::<0x6E>, run_op::<0x6F>,
-    run_op::<0x70>, run_op::<0x71>, run_op::<0x72>, run_op::<0x73>, run_op::<0x74>, run_op::<0x75>, run_op::<0x76>, run_op::<0x77>, run_op::<0x78>, run_op::<0x79>, run_op::<0x7A>, run_op::<0x7B>, run_op::<0x7C>, run_op::<0x7D>, run_op::<0x7E>, run_op::<0x7F>,
-    run_op::<0x80>, run_op::<0x81>, run_op::<0x82>, run_op::<0x83>, run_op::<0x84>, run_op::<0x85>, run_op::<0x86>, run_op::<0x87>, run_op::<0x88>, run_op::<0x89>, run_op::<0x8A>, run_op::<0x8B>, run_op::<0x8C>, run_op::<0x8D>, run_op::<0x8E>, run_op::<0x8F>,
-    run_op::<0x90>, run_op::<0x91>, run_op::<0x92>, run_op::<0x93>, run_op::<0x94>, run_op::<0x95>, run_op::<0x96>, run_op::<0x97>, run_op::<0x98>, run_op::<0x99>, run_op::<0x9A>, run_op::<0x9B>, run_op::<0x9C>, run_op::<0x9D>, run_op::<0x9E>, run_op::<0x9F>,
-    run_op::<0xA0>, run_op::<0xA1>, run_op::<0xA2>, run_op::<0xA3>, run_op::<0xA4>, run_op::<0xA5>, run_op::<0xA6>, run_op::<0xA7>, run_op::<0xA8>, run_op::<0xA9>, run_op::<0xAA>, run_op::<0xAB>, run_op::<0xAC>, run_op::<0xAD>, run_op::<0xAE>, run_op::<0xAF>,
-    run_op::<0xB0>, run_op::<0xB1>, run_op::<0xB2>, run_op::<0xB3>, run_op::<0xB4>, run_op::<0xB5>, run_op::<0xB6>, run_op::<0xB7>, run_op::<0xB8>, run_op::<0xB9>, run_op::<0xBA>, run_op::<0xBB>, run_op::<0xBC>, run_op::<0xBD>, run_op::<0xBE>, run_op::<0xBF>,
-    run_op::<0xC0>, run_op::<0xC1>, run_op::<0xC2>, run_op::<0xC3>, run_op::<0xC4>, run_op::<0xC5>, run_op::<0xC6>, run_op::<0xC7>, run_op::<0xC8>, run_op::<0xC9>, run_op::<0xCA>, run_op::<0xCB>, run_op::<0xCC>, run_op::<0xCD>, run_op::<0xCE>, run_op::<0xCF>,
-    run_op::<0xD0>, run_op::<0xD1>, run_op::<0xD2>, run_op::<0xD3>, run_op::<0xD4>, run_op::<0xD5>, run_op::<0xD6>, run_op::<0xD7>, run_op::<0xD8>, run_op::<0xD9>, run_op::<0xDA>, run_op::<0xDB>, run_op::<0xDC>, run_op::<0xDD>, run_op::<0xDE>, run_op::<0xDF>,
-    run_op::<0xE0>, run_op::<0xE1>, run_op::<0xE2>, run_op::<0xE3>, run_op::<0xE4>, run_op::<0xE5>, run_op::<0xE6>, run_op::<0xE7>, run_op::<0xE8>, run_op::<0xE9>, run_op::<0xEA>, run_op::<0xEB>, run_op::<0xEC>, run_op::<0xED>, run_op::<0xEE>, run_op::<0xEF>,
-    run_op::<0xF0>, run_op::<0xF1>, run_op::<0xF2>, run_op::<0xF3>, run_op::<0xF4>, run_op::<0xF5>, run_op::<0xF6>, run_op::<0xF7>, run_op::<0xF8>, run_op::<0xF9>, run_op::<0xFA>, run_op::<0xFB>, run_op::<0xFC>, run_op::<0xFD>, run_op::<0xFE>, run_op::<0xFF>,
-];
-
-/// The handler of opcode `OPCODE`: the interpreter's per-cycle sequence
-/// for it (the dispatch folds to one arm), with [`Translated`] cycles.
-/// Never inlined: the block loop and the sampler's recording loop share
-/// one copy of each.
-#[inline(never)]
-fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    let mut cycles = Translated { op, owed, next: 0 };
-    // CLI, SEI, PLP, RTI and BRK change the interrupt state: their cycles
-    // all run on the bus, and they close the window for the ops after them.
-    if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
-        cycles.close(cpu, bus);
+/// Runs `op` through its handler (see `op::OpHandler`), with its bytes read
+/// again from RAM first if its block's operands are live (`LIVE`).
+#[inline(always)]
+fn run<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if LIVE {
+        let fresh = op.reread(&bus.ram);
+        (fresh.run)(&fresh, cpu, bus, owed)
+    } else {
+        (op.run)(op, cpu, bus, owed)
     }
-    cpu.pc = op.pc;
-    cycles.fetch(cpu, bus);
-    cpu.execute(bus, &mut cycles, OPCODE);
-    cycles.owed
 }

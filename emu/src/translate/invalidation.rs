@@ -1,50 +1,109 @@
 //! Invalidation: dropping the blocks whose code was overwritten (the bus's
-//! code watch lists the written bytes), and leaving RAM that is rewritten
-//! over and over to the interpreter.
+//! code watch lists the written bytes), with a short look-back for RAM.
 
+use super::block::MAX_BLOCK_OPS;
 use super::Translator;
 use crate::bus::Bus;
 use crate::code_watch::CodeKey;
 use crate::flow_counts::FlowCounts;
 
+/// The most bytes one block covers: its ops' 3-byte windows, back to back.
+const MAX_BLOCK_SPAN: u16 = MAX_BLOCK_OPS as u16 * 3;
+
 impl Translator {
     /// Drops every block whose bytes cover a written code byte the bus
-    /// reported, adding their pending counts to `counts` first.
+    /// reported, adding their pending counts to `counts` first; a block
+    /// with live operands whose opcodes were not written takes the new
+    /// bytes instead.
     #[inline]
     pub fn invalidate_written(&mut self, bus: &mut Bus, mut counts: Option<&mut FlowCounts>) {
+        let mut candidates = Vec::new();
         for written in bus.code.take_writes() {
-            let mut i = 0;
-            while i < self.writable_blocks.len() {
-                let id = self.writable_blocks[i] as usize;
-                let block = &self.blocks[id];
-                if !Self::covered_bytes(block.key, &block.ops, self.prg_ram_cover.len())
-                    .any(|loc| loc == written)
-                {
-                    i += 1;
+            candidates.clear();
+            match written {
+                // A RAM block covering the byte starts at most one block's
+                // span before it, and the index holds every RAM block: a
+                // short look-back instead of a pass over all of them (code
+                // that patches itself writes here all the time).
+                CodeKey::Ram(at) => candidates.extend((0..MAX_BLOCK_SPAN).filter_map(|back| {
+                    let slot = self.ram_index[(at.wrapping_sub(back) & 0x7FF) as usize];
+                    (slot != 0).then(|| slot - 1)
+                })),
+                _ => candidates.extend_from_slice(&self.writable_blocks),
+            }
+            for &id in &candidates {
+                let block = &mut self.blocks[id as usize];
+                if !block.valid || !Self::covers(block, written, self.prg_ram_cover.len()) {
                     continue;
                 }
-                self.writable_blocks.swap_remove(i);
-                if let Some(c) = counts.as_deref_mut() {
-                    Self::flush_block(&mut self.blocks[id], c);
+                if block.live && !Self::is_opcode_of(block, written) {
+                    // Its operands are read at run time.
+                    continue;
                 }
-                let key = self.blocks[id].key;
-                let ops = std::mem::take(&mut self.blocks[id].ops);
-                for loc in Self::covered_bytes(key, &ops, self.prg_ram_cover.len()) {
-                    let cover = self.cover_slot(loc);
-                    *cover = cover.saturating_sub(1);
-                    if *cover == 0 {
-                        bus.set_code_mark(loc, false);
-                    }
-                }
-                if let CodeKey::Ram(a) = key {
-                    self.ram_churn[a as usize] = self.ram_churn[a as usize].saturating_add(1);
-                }
-                *self.index_slot(key) = 0;
-                self.blocks[id].valid = false;
-                self.free.push(id as u32);
-                self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
-                self.stats.invalidated += 1;
+                self.drop_block(id, bus, counts.as_deref_mut());
             }
         }
+    }
+
+    /// Drops block `id` (its code was overwritten): its pending counts go
+    /// to `counts`, its bytes stop being watched if no other block covers
+    /// them, and its id is free for reuse.
+    fn drop_block(&mut self, id: u32, bus: &mut Bus, counts: Option<&mut FlowCounts>) {
+        if let Some(i) = self.writable_blocks.iter().position(|&b| b == id) {
+            self.writable_blocks.swap_remove(i);
+        }
+        let id = id as usize;
+        if let Some(c) = counts {
+            Self::flush_block(&mut self.blocks[id], c);
+        }
+        let key = self.blocks[id].key;
+        let live = self.blocks[id].live;
+        let ops = std::mem::take(&mut self.blocks[id].ops);
+        for loc in Self::watched_bytes(key, &ops, live, self.prg_ram_cover.len()) {
+            let cover = self.cover_slot(loc);
+            *cover = cover.saturating_sub(1);
+            if *cover == 0 {
+                bus.set_code_mark(loc, false);
+            }
+        }
+        if let CodeKey::Ram(a) = key {
+            self.ram_churn[a as usize] = self.ram_churn[a as usize].saturating_add(1);
+        }
+        *self.index_slot(key) = 0;
+        self.blocks[id].valid = false;
+        self.free.push(id as u32);
+        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+        self.stats.invalidated += 1;
+    }
+
+    /// Whether `written` is one of the bytes block `block` was decoded from
+    /// ([`Translator::covered_bytes`]): they are one run, from its first
+    /// op to the end of its last op's 3-byte window.
+    fn covers(block: &super::block::Block, written: CodeKey, prg_ram_len: usize) -> bool {
+        let (Some(first), Some(last)) = (block.ops.first(), block.ops.last()) else {
+            return false;
+        };
+        let span = last.pc.wrapping_sub(first.pc) as u32 + 3;
+        match (block.key, written) {
+            (CodeKey::Ram(entry), CodeKey::Ram(at)) => ((at.wrapping_sub(entry) & 0x7FF) as u32) < span,
+            (CodeKey::PrgRam(entry), CodeKey::PrgRam(at)) => {
+                let len = prg_ram_len.max(1) as u32;
+                (at + len - entry % len) % len < span
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether RAM byte `written` holds one of the opcodes of block
+    /// `block` (a RAM block).
+    fn is_opcode_of(block: &super::block::Block, written: CodeKey) -> bool {
+        let (CodeKey::Ram(entry), CodeKey::Ram(at)) = (block.key, written) else {
+            return true;
+        };
+        let first_pc = block.ops[0].pc;
+        block
+            .ops
+            .iter()
+            .any(|op| op.pc.wrapping_sub(first_pc).wrapping_add(entry) & 0x7FF == at)
     }
 }

@@ -16,9 +16,10 @@
 //! location ([`crate::code_watch::CodeKey`]): a bank switch changes which block a PC
 //! finds, never what a block contains. Writes into RAM that holds translated
 //! code invalidate the blocks covering it (the bus flags them), and the block
-//! being executed is left right after such a write. RAM locations rewritten
-//! over and over (a routine that patches its own operand every call) stop
-//! being translated and are interpreted instead.
+//! being executed is left right after such a write. A RAM routine whose
+//! blocks are invalidated over and over (one that patches its own operands
+//! every call) gets blocks with live operands: a write to an operand byte
+//! updates the block instead of dropping it (see [`block::Block::live`]).
 //!
 //! Where the speed comes from: both engines do the same per-cycle bus work,
 //! which is most of a frame's CPU-side cost, so skipping decode alone gains
@@ -41,6 +42,7 @@ mod execution;
 mod flow;
 mod idle;
 mod invalidation;
+mod op;
 mod sampling;
 mod translation;
 
@@ -49,7 +51,8 @@ use block::Block;
 use crate::bus::Bus;
 use crate::code_watch::CodeKey;
 
-/// Invalidations after which a RAM entry point is left to the interpreter.
+/// Invalidations after which a RAM entry point is translated into a block
+/// with live operands (see [`block::Block::live`]).
 const VOLATILE_AFTER: u16 = 8;
 
 /// Why a block run stopped early.
@@ -132,12 +135,8 @@ impl Translator {
             }
             return Some(slot - 1);
         }
-        if let CodeKey::Ram(a) = key {
-            if self.ram_churn[a as usize] >= VOLATILE_AFTER {
-                return None;
-            }
-        }
-        let id = self.translate(bus, pc, key)?;
+        let live = matches!(key, CodeKey::Ram(a) if self.ram_churn[a as usize] >= VOLATILE_AFTER);
+        let id = self.translate(bus, pc, key, live)?;
         *self.index_slot(key) = id + 1;
         Some(id)
     }
@@ -149,7 +148,7 @@ impl Translator {
 
 #[cfg(test)]
 mod tests {
-    use super::block::Op;
+    use super::op::Op;
     use super::*;
     use crate::cartridge::Cartridge;
 

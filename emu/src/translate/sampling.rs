@@ -2,7 +2,8 @@
 //! running and each one is recorded as it retires; batches that fall in a
 //! skipped idle loop are written from the loop's known timing.
 
-use super::block::{Block, IdleTiming, Op};
+use super::block::{Block, IdleTiming};
+use super::op::Op;
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -21,6 +22,7 @@ impl Translator {
     #[inline(never)]
     pub(super) fn run_ops_sampler_turn(
         ops: &[Op],
+        live: bool,
         code_high: u32,
         cpu: &mut Cpu,
         bus: &mut Bus,
@@ -41,8 +43,15 @@ impl Translator {
             if sampler.collecting() || sampler.sample_next(bus.cycles) {
                 sampler.record_with(|records, limit| {
                     for op in &ops[executed..ops.len().min(executed + limit)] {
+                        let fresh;
+                        let op = if live {
+                            fresh = op.reread(&bus.ram);
+                            &fresh
+                        } else {
+                            op
+                        };
                         let cycle = bus.cycles;
-                        Self::execute(op, cpu, bus);
+                        Self::execute::<false>(op, cpu, bus);
                         executed += 1;
                         // Under the banks mapped now: the op may have
                         // switched them.
@@ -66,7 +75,7 @@ impl Translator {
                 // No batch yet (a wall trigger's flag was down, or the batch
                 // just ended): on to where the sampler is to be asked again.
                 let ask_at = Self::look_at(stop_at_cycle, Some(sampler));
-                executed += Self::run_ops(&ops[executed..], cpu, bus, ask_at);
+                executed += Self::run_ops(&ops[executed..], live, cpu, bus, ask_at);
             }
             if executed == ops.len() || Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;

@@ -2,7 +2,8 @@
 //! under the current mapping) and decoding a new one, marking the RAM and
 //! PRG RAM bytes it covers so that writes to them can be caught.
 
-use super::block::{Block, Link, Op, MAX_BLOCK_OPS};
+use super::block::{Block, Link, MAX_BLOCK_OPS};
+use super::op::Op;
 use super::Translator;
 use crate::bus::Bus;
 use crate::code_addr::code_address;
@@ -44,9 +45,16 @@ impl Translator {
         }
     }
 
-    /// Decodes a block at `pc` from side-effect-free reads.
+    /// Decodes a block at `pc` from side-effect-free reads (with live
+    /// operands if `live`: see [`Block::live`]).
     #[inline]
-    pub(super) fn translate(&mut self, bus: &mut Bus, pc: u16, key: CodeKey) -> Option<u32> {
+    pub(super) fn translate(
+        &mut self,
+        bus: &mut Bus,
+        pc: u16,
+        key: CodeKey,
+        live: bool,
+    ) -> Option<u32> {
         let mut ops = Vec::new();
         let mut at = pc;
         loop {
@@ -83,7 +91,7 @@ impl Translator {
         }
         let writable = matches!(key, CodeKey::Ram(_) | CodeKey::PrgRam(_));
         if writable {
-            for loc in Self::covered_bytes(key, &ops, self.prg_ram_cover.len()) {
+            for loc in Self::watched_bytes(key, &ops, live, self.prg_ram_cover.len()) {
                 let cover = self.cover_slot(loc);
                 *cover += 1;
                 if *cover == 1 {
@@ -95,7 +103,8 @@ impl Translator {
         let block = Block {
             key,
             code_high,
-            idle_loop: Block::is_idle_loop(&ops),
+            idle_loop: !live && Block::is_idle_loop(&ops),
+            live,
             idle_timing: None,
             ops,
             valid: true,
@@ -141,6 +150,18 @@ impl Translator {
                 }
             })
         })
+    }
+
+    /// The bytes whose writes concern a block: all it was decoded from, or
+    /// with live operands only its opcodes (see [`Block::live`]).
+    pub(super) fn watched_bytes(
+        key: CodeKey,
+        ops: &[Op],
+        live: bool,
+        prg_ram_len: usize,
+    ) -> impl Iterator<Item = CodeKey> + '_ {
+        let step = if live { 3 } else { 1 };
+        Self::covered_bytes(key, ops, prg_ram_len).step_by(step)
     }
 
     #[inline]
