@@ -290,7 +290,14 @@ fn headless_screenshot_has_game_and_panel() {
         .find_map(|kv| kv.strip_prefix("batches="))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no batches in `{stdout}`"));
-    assert!(batches > 10, "{stdout}");
+    // How many depends on how long the unpaced run takes on this host (the
+    // trigger is a real-time timer), so only that it fed the graph.
+    let blocks: u64 = stdout
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("blocks="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(batches >= 1 && blocks > 0, "{stdout}");
 
     // Without --overlay the image is the scaled game alone.
     let plain = dir.join("plain.png");

@@ -4,7 +4,7 @@
 //! dummy write, and the unofficial SH* stores' high-byte behaviour.
 
 use super::opcodes::Mode::{self, *};
-use super::{Cycles, Cpu};
+use super::{Cpu, Cycles};
 use crate::bus::Bus;
 
 impl Cpu {

@@ -1,7 +1,7 @@
 //! Control-flow instructions, cycle by cycle: branches, jumps, JSR/RTS,
 //! RTI, BRK, and the JAM opcodes that halt the CPU.
 
-use super::{Cycles, Cpu, B, U};
+use super::{Cpu, Cycles, B, U};
 use crate::bus::Bus;
 
 impl Cpu {

@@ -6,7 +6,7 @@
 //! `dispatch_agrees_with_the_opcode_table` test checks the two agree.
 
 use super::opcodes::Mode::*;
-use super::{Cycles, Cpu, C, N, V, Z};
+use super::{Cpu, Cycles, C, N, V, Z};
 use crate::bus::Bus;
 
 impl Cpu {

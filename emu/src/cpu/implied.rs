@@ -2,7 +2,7 @@
 //! pulls, the flag instructions, the transfers and the register
 //! increments/decrements.
 
-use super::{Cycles, Cpu, B, C, D, I, U, V};
+use super::{Cpu, Cycles, B, C, D, I, U, V};
 use crate::bus::Bus;
 
 impl Cpu {

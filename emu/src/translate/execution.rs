@@ -54,9 +54,8 @@ impl Translator {
         if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
             // The sampler's turn (cold): a batch may start or be going on.
             executed += Self::run_ops_sampler_turn(
-                &block.ops[executed..],
-                live,
-                block.code_high,
+                block,
+                executed,
                 cpu,
                 bus,
                 stop_at_cycle,
@@ -155,8 +154,12 @@ impl Translator {
                     }
                     let mut executed = i + 1;
                     if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
-                        executed +=
-                            Self::run_ops_one_by_one::<LIVE>(&ops[executed..], cpu, bus, stop_at_cycle);
+                        executed += Self::run_ops_one_by_one::<LIVE>(
+                            &ops[executed..],
+                            cpu,
+                            bus,
+                            stop_at_cycle,
+                        );
                     }
                     return (retired + executed as u64, executed == n);
                 }

@@ -85,7 +85,9 @@ impl Translator {
         };
         let span = last.pc.wrapping_sub(first.pc) as u32 + 3;
         match (block.key, written) {
-            (CodeKey::Ram(entry), CodeKey::Ram(at)) => ((at.wrapping_sub(entry) & 0x7FF) as u32) < span,
+            (CodeKey::Ram(entry), CodeKey::Ram(at)) => {
+                ((at.wrapping_sub(entry) & 0x7FF) as u32) < span
+            }
             (CodeKey::PrgRam(entry), CodeKey::PrgRam(at)) => {
                 let len = prg_ram_len.max(1) as u32;
                 (at + len - entry % len) % len < span

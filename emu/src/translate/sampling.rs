@@ -3,7 +3,6 @@
 //! skipped idle loop are written from the loop's known timing.
 
 use super::block::{Block, IdleTiming};
-use super::op::Op;
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -21,9 +20,8 @@ impl Translator {
     /// there).
     #[inline(never)]
     pub(super) fn run_ops_sampler_turn(
-        ops: &[Op],
-        live: bool,
-        code_high: u32,
+        block: &Block,
+        from: usize,
         cpu: &mut Cpu,
         bus: &mut Bus,
         stop_at_cycle: u64,
@@ -38,6 +36,7 @@ impl Translator {
         else {
             return 0;
         };
+        let (ops, live, code_high) = (&block.ops[from..], block.live, block.code_high);
         let mut executed = 0;
         loop {
             if sampler.collecting() || sampler.sample_next(bus.cycles) {
