@@ -114,7 +114,10 @@ pub struct Ppu {
     /// Same, latched at dot 257 for the fetches of dots 257-320.
     fetch_sprite_count: u8,
     fetch_has_sprite0: bool,
-    line_has_sprites: bool,
+    /// The pixels of `line_sprites` that may be non-zero: `from..to`
+    /// (empty when the line has no sprite pixel), so the output and the
+    /// clearing visit only those.
+    sprite_span: (u16, u16),
     sprite_lo_latch: u8,
     /// The pattern bytes the pre-render line's fetches drew for line 0, by
     /// slot (bit `slot` of `line0_slots` set when drawn): redrawn shifted
@@ -185,7 +188,7 @@ impl Ppu {
             next_has_sprite0: false,
             fetch_sprite_count: 0,
             fetch_has_sprite0: false,
-            line_has_sprites: false,
+            sprite_span: (0, 0),
             sprite_lo_latch: 0,
             line0_patterns: [(0, 0); 8],
             line0_slots: 0,

@@ -52,7 +52,8 @@ impl Ppu {
             sprite_colors[p] = self.palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
         }
         let show_bg = self.mask & MASK_BG != 0;
-        let show_sprites = self.mask & MASK_SPRITES != 0 && self.line_has_sprites;
+        let (sprites_from, sprites_to) = self.sprite_span;
+        let show_sprites = self.mask & MASK_SPRITES != 0 && sprites_from < sprites_to;
         let bg_left = self.mask & MASK_BG_LEFT != 0;
         let sprites_left = self.mask & MASK_SPRITES_LEFT != 0;
         let fine_x = self.fine_x as usize;
@@ -70,8 +71,11 @@ impl Ppu {
         let backdrop = bg_colors[0];
         line[from..clipped_to].fill(backdrop);
         if show_bg {
-            for x in clipped_to..until {
-                line[x] = bg_colors[(bg_line[x] & 15) as usize];
+            for (out, &pixel) in line[clipped_to..until]
+                .iter_mut()
+                .zip(&bg_line[clipped_to..until])
+            {
+                *out = bg_colors[(pixel & 15) as usize];
             }
         } else {
             line[clipped_to..until].fill(backdrop);
@@ -80,6 +84,8 @@ impl Ppu {
             return;
         }
         let start = if sprites_left { from } else { from.max(8) };
+        let start = start.max(sprites_from as usize);
+        let until = until.min(sprites_to as usize);
         for x in start..until {
             let sprite = self.line_sprites[x];
             if sprite == 0 {

@@ -225,10 +225,7 @@ impl Ppu {
             self.copy_horizontal();
             self.fetch_sprite_count = self.next_sprite_count;
             self.fetch_has_sprite0 = self.next_has_sprite0;
-            if self.line_has_sprites {
-                self.line_sprites = [0; super::WIDTH];
-                self.line_has_sprites = false;
-            }
+            self.clear_line_sprites();
             self.line0_slots = 0;
         }
         let step = (dot - 257) & 7;
@@ -311,8 +308,7 @@ impl Ppu {
         if self.line0_slots == 0 {
             return;
         }
-        self.line_sprites = [0; super::WIDTH];
-        self.line_has_sprites = false;
+        self.clear_line_sprites();
         for slot in 0..8 {
             if self.line0_slots & 1 << slot != 0 {
                 let (lo, hi) = self.line0_patterns[slot];
@@ -320,6 +316,16 @@ impl Ppu {
             }
         }
         self.line0_slots = 0;
+    }
+
+    /// Empties the sprite buffer (only the span that holds pixels).
+    #[inline(always)]
+    fn clear_line_sprites(&mut self) {
+        let (from, to) = self.sprite_span;
+        if from < to {
+            self.line_sprites[from as usize..to as usize].fill(0);
+        }
+        self.sprite_span = (super::WIDTH as u16, 0);
     }
 
     /// Draws a fetched sprite row into the next line's sprite buffer. Lower
@@ -351,7 +357,9 @@ impl Ppu {
             let pixel = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
             if pixel != 0 && self.line_sprites[px] == 0 {
                 self.line_sprites[px] = pixel | flags;
-                self.line_has_sprites = true;
+                let (from, to) = &mut self.sprite_span;
+                *from = (*from).min(px as u16);
+                *to = (*to).max(px as u16 + 1);
             }
         }
     }

@@ -20,12 +20,13 @@ pub struct Block {
     pub ops: Vec<Op>,
     /// Cleared when self-modifying code overwrote its bytes.
     pub valid: bool,
-    /// Its operands are live: a write to an operand byte (not an opcode)
-    /// updates the op's copy instead of invalidating the block. RAM code
-    /// that patches its own operands (a routine computing with immediates
-    /// or addresses it stores into itself before each call) would otherwise
-    /// be retranslated after every patch. Never an idle loop: a patched
-    /// address could turn a harmless poll into an I/O read.
+    /// Its operands are live: each op's bytes are read again from RAM as it
+    /// runs (`Op::reread`), and only its opcode bytes are watched, so a
+    /// write to an operand neither invalidates the block nor stops it. RAM
+    /// code that patches its own operands (a routine computing with
+    /// immediates or addresses it stores into itself) would otherwise be
+    /// retranslated after every patch. Only RAM blocks, and never an idle
+    /// loop: a patched address could turn a harmless poll into an I/O read.
     pub live: bool,
     /// Complete executions of the block not yet added to the flow counts
     /// (each covers every op but the last, which is counted as it retires).

@@ -77,29 +77,46 @@ impl Translator {
         let mut retired = 0;
         let mut previous = u32::MAX;
         cpu.idle_budget = 0;
+        // Window cycles owed from block to block (see
+        // `run_ops_repeating`): added to the machine before anything else
+        // runs it, and before the chain returns.
+        let mut owed = 0;
         loop {
             let block = &self.blocks[id as usize];
             let entry = block.ops[0].pc;
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
-            // entry still finds it.
-            // It may also repeat inside `run_ops_repeating`, except an idle
-            // loop about to be skipped (that wants one run at a time).
+            // entry still finds it. It may also repeat inside
+            // `run_ops_repeating`, except an idle loop about to be skipped
+            // (that wants one run at a time).
             let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
             let start = loop {
-                let start = bus.cycles;
+                let start = bus.cycles + owed as u64;
                 bus.attention = false;
-                let (executed, completed) = if block.live {
-                    Self::run_ops_repeating::<true>(&block.ops, repeat, cpu, bus, stop_at_cycle)
+                let run = if block.live {
+                    Self::run_ops_repeating::<true>(&block.ops, repeat, cpu, bus, stop_at_cycle, owed)
                 } else {
-                    Self::run_ops_repeating::<false>(&block.ops, repeat, cpu, bus, stop_at_cycle)
+                    Self::run_ops_repeating::<false>(
+                        &block.ops,
+                        repeat,
+                        cpu,
+                        bus,
+                        stop_at_cycle,
+                        owed,
+                    )
                 };
-                retired += executed;
-                if !completed
-                    || Self::must_stop(cpu, bus, stop_at_cycle)
+                owed = run.owed;
+                retired += run.retired;
+                // Owing cycles, the window is open: no interrupt can be
+                // pending and the frame cannot have ended.
+                if !run.completed
+                    || bus.attention
+                    || cpu.interrupt_signalled()
+                    || bus.cycles + owed as u64 >= stop_at_cycle
                     || cpu.jammed.is_some()
                     || bus.ppu.frame_complete
                 {
+                    Self::settle_owed(cpu, bus, owed);
                     return retired;
                 }
                 if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
@@ -108,13 +125,18 @@ impl Translator {
                 previous = id;
             };
             if previous == id && block.idle_loop && cpu.pc == entry && !self.no_idle_skip {
+                Self::settle_owed(cpu, bus, owed);
+                owed = 0;
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
             }
             previous = id;
             match self.successor(id, bus, cpu.pc) {
                 Some(next) => id = next,
-                None => return retired,
+                None => {
+                    Self::settle_owed(cpu, bus, owed);
+                    return retired;
+                }
             }
         }
     }

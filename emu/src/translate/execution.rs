@@ -108,27 +108,31 @@ impl Translator {
         bus: &mut Bus,
         stop_at_cycle: u64,
     ) -> usize {
-        let (executed, _) = if live {
-            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle)
+        let run = if live {
+            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, 0)
         } else {
-            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle)
+            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle, 0)
         };
-        executed as usize
+        settle(cpu, bus, run.owed);
+        run.retired as usize
     }
 
     /// [`Translator::run_ops`] for a block that may loop back to its own
     /// entry `repeat`: it runs again while it does and nothing stops it.
-    /// Returns the ops retired and whether the last run went to the end.
+    /// `owed` window cycles (see `op::Translated`) may be owed from the
+    /// blocks before; those still owed when it returns are in the result,
+    /// for the caller to add to the machine ([`Translator::settle_owed`])
+    /// before anything else looks at it.
     ///
     /// When a whole run fits the idle window and ends before
     /// `stop_at_cycle`, nothing can make it stop but the ops themselves (an
     /// access that needs the bus closes the window; a write into translated
     /// code raises `attention`), so the ops run back to back with their
-    /// cycles added once at the end, and op by op only from where one of
+    /// cycles added later in one step, and op by op only from where one of
     /// those happened. A block that loops to itself stays in the window for
-    /// as many runs as fit: each iteration of a wait loop then costs its
-    /// ops' handlers and almost nothing else (every instruction still runs;
-    /// this is not the idle-loop skipping).
+    /// as many runs as fit, and so does a chain of blocks: each iteration
+    /// of a wait loop then costs its ops' handlers and little else (every
+    /// instruction still runs; this is not the idle-loop skipping).
     #[inline(always)]
     pub(super) fn run_ops_repeating<const LIVE: bool>(
         ops: &[Op],
@@ -136,14 +140,23 @@ impl Translator {
         cpu: &mut Cpu,
         bus: &mut Bus,
         stop_at_cycle: u64,
-    ) -> (u64, bool) {
+        mut owed: u32,
+    ) -> OpsRun {
         let n = ops.len();
         let bound = n as u32 * LONGEST_INSTRUCTION;
-        if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
-            let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
-            return (executed as u64, executed == n);
+        if owed + bound > cpu.idle_budget || bus.cycles + (owed + bound) as u64 >= stop_at_cycle {
+            // The window (re)opens from the machine as it is.
+            settle(cpu, bus, owed);
+            owed = 0;
+            if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
+                let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
+                return OpsRun {
+                    retired: executed as u64,
+                    completed: executed == n,
+                    owed: 0,
+                };
+            }
         }
-        let mut owed = 0;
         let mut retired = 0;
         loop {
             for (i, op) in ops.iter().enumerate() {
@@ -161,7 +174,11 @@ impl Translator {
                             stop_at_cycle,
                         );
                     }
-                    return (retired + executed as u64, executed == n);
+                    return OpsRun {
+                        retired: retired + executed as u64,
+                        completed: executed == n,
+                        owed: 0,
+                    };
                 }
             }
             retired += n as u64;
@@ -170,10 +187,20 @@ impl Translator {
                 || next_end > cpu.idle_budget
                 || bus.cycles + next_end as u64 >= stop_at_cycle
             {
-                settle(cpu, bus, owed);
-                return (retired, true);
+                return OpsRun {
+                    retired,
+                    completed: true,
+                    owed,
+                };
             }
         }
+    }
+
+    /// Adds window cycles still owed after [`Translator::run_ops_repeating`]
+    /// to the machine.
+    #[inline(always)]
+    pub(super) fn settle_owed(cpu: &mut Cpu, bus: &mut Bus, owed: u32) {
+        settle(cpu, bus, owed);
     }
 
     /// [`Translator::run_ops`] checking for a stop after every op.
@@ -215,6 +242,16 @@ impl Translator {
     pub(super) fn must_stop(cpu: &Cpu, bus: &Bus, stop_at_cycle: u64) -> bool {
         bus.attention | cpu.interrupt_signalled() | (bus.cycles >= stop_at_cycle)
     }
+}
+
+/// What [`Translator::run_ops_repeating`] did.
+pub(super) struct OpsRun {
+    /// Ops retired.
+    pub retired: u64,
+    /// Whether the last run of the block went to its end.
+    pub completed: bool,
+    /// Window cycles not yet added to the machine.
+    pub owed: u32,
 }
 
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read

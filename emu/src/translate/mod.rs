@@ -5,11 +5,10 @@
 //!
 //! Bus behaviour is the interpreter's, cycle for cycle: each instruction runs
 //! the same generic per-cycle code as the interpreter (`cpu/dispatch.rs`),
-//! given its bytes by `execution::Translated` instead of a bus read; the fetch cycles
-//! still happen (clocking the PPU and APU, letting DMA halt the CPU, updating
-//! open bus), they just skip the address decode. Interrupts are taken between
-//! instructions exactly as the interpreter takes them (the block is left and
-//! the CPU's own interrupt sequence runs).
+//! through a handler chosen for its opcode when it was decoded, with its
+//! bytes supplied by the op instead of bus reads (`op::Translated`).
+//! Interrupts are taken between instructions exactly as the interpreter
+//! takes them (the block is left and the CPU's own interrupt sequence runs).
 //!
 //! Only code in RAM and PRG ROM/RAM is translated; code running from I/O
 //! space (test ROMs do this) is interpreted. Blocks are keyed by physical
@@ -18,23 +17,30 @@
 //! code invalidate the blocks covering it (the bus flags them), and the block
 //! being executed is left right after such a write. A RAM routine whose
 //! blocks are invalidated over and over (one that patches its own operands
-//! every call) gets blocks with live operands: a write to an operand byte
-//! updates the block instead of dropping it (see [`block::Block::live`]).
+//! every call) gets blocks with live operands, read from RAM as they run
+//! (see [`block::Block::live`]).
 //!
-//! Where the speed comes from: both engines do the same per-cycle bus work,
-//! which is most of a frame's CPU-side cost, so skipping decode alone gains
-//! little. Blocks are chained (each links to its recent successors, so runs
-//! of short blocks stay inside [`Translator::run_chain`]), and idle loops —
-//! games spin in "wait for NMI" loops for most of each frame — are counted
-//! in whole iterations up to the next cycle at which anything can happen
-//! (see [`block::Block::is_idle_loop`]). The results stay bit-identical: the
-//! lockstep and frame-hash tests compare both engines.
+//! Where the speed comes from. The idle window (`op::Translated`): while
+//! nothing can happen on its own (no interrupt poll can change, no DMA,
+//! APU event or PPU catch-up is due), reads of RAM and ROM and writes of
+//! RAM are counted, not clocked, and added to the machine in one step; a
+//! block that fits the window runs its ops back to back with no stop test
+//! between them, and a block that loops to itself, or a chain of blocks,
+//! stays in the window from run to run (`execution::run_ops_repeating`).
+//! The interpreter, the reference, spends every cycle on the bus. Blocks
+//! are chained (each links to its recent successors, so runs of short
+//! blocks stay inside [`Translator::run_chain`]), and idle loops — games
+//! spin in "wait for NMI" loops for most of each frame — are counted in
+//! whole iterations up to the next cycle at which anything can happen (see
+//! [`block::Block::is_idle_loop`]; `run --no-idle-skip` turns that off to
+//! show what the rest is worth). The results stay bit-identical: the
+//! lockstep, frame-hash and fuzzing tests compare both engines.
 //!
-//! One concern per file: `block` (the block and op types), `translation`
-//! (lookup and decoding), `execution` (running ops), `chaining` (block to
-//! block), `idle` (idle-loop skipping), `invalidation` (code writes),
-//! `flow` (the truth recorder's bulk counts), `sampling` (the sampler inside
-//! blocks).
+//! One concern per file: `block` (the block type), `op` (an op and how it
+//! runs: handlers, the idle window), `translation` (lookup and decoding),
+//! `execution` (running a block's ops), `chaining` (block to block), `idle`
+//! (idle-loop skipping), `invalidation` (code writes), `flow` (the truth
+//! recorder's bulk counts), `sampling` (the sampler inside blocks).
 
 pub mod block;
 mod chaining;
