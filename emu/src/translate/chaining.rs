@@ -94,7 +94,14 @@ impl Translator {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
                 let run = if block.live {
-                    Self::run_ops_repeating::<true>(&block.ops, repeat, cpu, bus, stop_at_cycle, owed)
+                    Self::run_ops_repeating::<true>(
+                        &block.ops,
+                        repeat,
+                        cpu,
+                        bus,
+                        stop_at_cycle,
+                        owed,
+                    )
                 } else {
                     Self::run_ops_repeating::<false>(
                         &block.ops,

@@ -201,6 +201,42 @@ mod tests {
         assert!(bus.code.written(), "marks come back with the new block");
     }
 
+    /// A RAM routine whose operand is rewritten before every call: after
+    /// [`VOLATILE_AFTER`] invalidations its block has live operands, and
+    /// then writes to the operand are no longer code writes (no stop, no
+    /// invalidation) while its ops read the new value; a write to an
+    /// opcode still drops it.
+    #[test]
+    fn patched_operands_become_live() {
+        let mut bus = nrom_bus();
+        // $0300: LDA #$01 ; STA $10 ; RTS
+        for (i, b) in [0xA9, 0x01, 0x85, 0x10, 0x60].into_iter().enumerate() {
+            bus.write(0x0300 + i as u16, b);
+        }
+        let mut t = Translator::new(&bus);
+        for patch in 0..VOLATILE_AFTER {
+            let id = t.block_at(&mut bus, 0x0300).expect("translated");
+            assert!(
+                !t.blocks[id as usize].live,
+                "not live after {patch} patches"
+            );
+            bus.write(0x0301, patch as u8);
+            assert!(bus.code.written());
+            t.invalidate_written(&mut bus, None);
+        }
+        let id = t.block_at(&mut bus, 0x0300).expect("translated");
+        assert!(t.blocks[id as usize].live);
+        bus.write(0x0301, 0x42);
+        assert!(!bus.code.written(), "an operand write is not a code write");
+        let op = t.blocks[id as usize].ops[0];
+        assert_eq!(op.reread(&bus.ram).bytes[1], 0x42);
+        bus.write(0x0302, 0x86); // STA $10 becomes STX $10
+        assert!(bus.code.written(), "an opcode write is");
+        let before = t.stats.invalidated;
+        t.invalidate_written(&mut bus, None);
+        assert_eq!(t.stats.invalidated, before + 1);
+    }
+
     fn ops(at: u16, code: &[&[u8]]) -> Vec<Op> {
         let mut pc = at;
         code.iter()
