@@ -92,14 +92,21 @@ impl Ppu {
         let mut first_in_range = false;
         while n < 64 && found < 8 {
             let y = self.oam[n * 4];
-            self.secondary_oam[found * 4] = y;
             if line.wrapping_sub(y as u16) < height {
-                self.secondary_oam[found * 4 + 1..found * 4 + 4]
-                    .copy_from_slice(&self.oam[n * 4 + 1..n * 4 + 4]);
+                self.secondary_oam[found * 4..found * 4 + 4]
+                    .copy_from_slice(&self.oam[n * 4..n * 4 + 4]);
                 first_in_range |= n == first;
                 found += 1;
             }
             n += 1;
+        }
+        // Every sprite's Y is copied into the slot being filled before its
+        // range test; of those not in range only the last one's stays.
+        if found < 8 {
+            let y = self.oam[63 * 4];
+            if line.wrapping_sub(y as u16) >= height {
+                self.secondary_oam[found * 4] = y;
+            }
         }
         if first_in_range {
             self.eval.found_in_range(first);
