@@ -123,11 +123,7 @@ impl Ppu {
             self.finish_sprite_evaluation();
         }
         self.increment_y();
-        for dot in (257..=320).step_by(2) {
-            self.dot = dot;
-            self.dots = start + dot as u64;
-            self.sprite_fetch_dot(dot, cart);
-        }
+        self.sprite_fetches_watched(start, cart);
         if !visible {
             self.copy_vertical();
         }

@@ -269,6 +269,46 @@ impl Ppu {
         }
     }
 
+    /// Dots 257-320 of a whole line on a board whose mapper watches the
+    /// bus (`run_line_watched`, the line starting at `dots` count `start`),
+    /// slot by slot: what [`Ppu::sprite_fetch_dot`] does on each of the 32
+    /// fetch dots, with the second garbage nametable fetch of each slot left
+    /// out (same address as the first, so nothing for the mapper to see).
+    pub(super) fn sprite_fetches_watched(&mut self, start: u64, cart: &mut Cartridge) {
+        self.oam_addr = 0;
+        self.copy_horizontal();
+        self.fetch_sprite_count = self.next_sprite_count;
+        self.fetch_has_sprite0 = self.next_has_sprite0;
+        self.clear_line_sprites();
+        self.line0_slots = 0;
+        let pre_render = self.scanline == PRE_RENDER_LINE;
+        let garbage = 0x2000 | (self.v & 0x0FFF);
+        for slot in 0..8 {
+            let base = 257 + 8 * slot as u64;
+            self.dots = start + base;
+            self.report_bus(garbage, cart);
+            let used = if pre_render {
+                self.pre_render_slot_in_range(slot)
+            } else {
+                slot < self.fetch_sprite_count as usize
+            };
+            let addr = self.sprite_pattern_address(slot);
+            self.dots = start + base + 4;
+            let lo = self.fetch(addr, cart);
+            self.dots = start + base + 6;
+            let hi = self.fetch(addr | 8, cart);
+            self.sprite_lo_latch = lo;
+            if used {
+                if pre_render {
+                    self.line0_patterns[slot] = (lo, hi);
+                    self.line0_slots |= 1 << slot;
+                }
+                self.draw_sprite(slot, lo, hi, false);
+            }
+        }
+        self.dot = 319;
+    }
+
     /// Pattern address of the row of slot's sprite shown on the next line.
     fn sprite_pattern_address(&self, slot: usize) -> u16 {
         let s = &self.secondary_oam[slot * 4..slot * 4 + 4];
