@@ -36,12 +36,7 @@ impl Ppu {
                 self.finish_sprite_evaluation();
             }
             self.increment_y();
-            for dot in 257..=320 {
-                if dot == 257 || (dot - 257) & 7 >= 4 && (dot - 257) & 1 == 0 {
-                    self.dot = dot;
-                    self.sprite_fetch_dot(dot, cart);
-                }
-            }
+            self.sprite_fetches_quiet(cart);
             if !visible {
                 self.copy_vertical();
             }

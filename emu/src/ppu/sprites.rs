@@ -229,11 +229,7 @@ impl Ppu {
     pub(super) fn sprite_fetch_dot(&mut self, dot: u16, cart: &mut Cartridge) {
         self.oam_addr = 0;
         if dot == 257 {
-            self.copy_horizontal();
-            self.fetch_sprite_count = self.next_sprite_count;
-            self.fetch_has_sprite0 = self.next_has_sprite0;
-            self.clear_line_sprites();
-            self.line0_slots = 0;
+            self.begin_sprite_fetches();
         }
         let step = (dot - 257) & 7;
         let slot = ((dot - 257) >> 3) as usize;
@@ -257,16 +253,54 @@ impl Ppu {
                 if step == 4 {
                     self.sprite_lo_latch = data;
                 } else if used {
-                    if self.scanline == PRE_RENDER_LINE {
-                        self.line0_patterns[slot] = (self.sprite_lo_latch, data);
-                        self.line0_slots |= 1 << slot;
-                    }
-                    let lo = self.sprite_lo_latch;
-                    self.draw_sprite(slot, lo, data, false);
+                    let pre_render = self.scanline == PRE_RENDER_LINE;
+                    self.sprite_row_fetched(slot, self.sprite_lo_latch, data, pre_render);
                 }
             }
             _ => {}
         }
+    }
+
+    /// Dots 257-320 of a whole line on a board whose mapper does not watch
+    /// the bus (`run_line`): only the used slots' pattern fetches matter.
+    pub(super) fn sprite_fetches_quiet(&mut self, cart: &mut Cartridge) {
+        self.begin_sprite_fetches();
+        let pre_render = self.scanline == PRE_RENDER_LINE;
+        for slot in 0..8 {
+            let used = if pre_render {
+                self.pre_render_slot_in_range(slot)
+            } else {
+                slot < self.fetch_sprite_count as usize
+            };
+            if used {
+                let addr = self.sprite_pattern_address(slot);
+                let (lo, hi) = (cart.ppu_read(addr), cart.ppu_read(addr | 8));
+                self.sprite_row_fetched(slot, lo, hi, pre_render);
+            }
+        }
+        self.dot = 319;
+    }
+
+    /// Dot 257: the fetches start (horizontal scroll reloaded, the
+    /// evaluation's result latched, the sprite buffer emptied).
+    fn begin_sprite_fetches(&mut self) {
+        self.oam_addr = 0;
+        self.copy_horizontal();
+        self.fetch_sprite_count = self.next_sprite_count;
+        self.fetch_has_sprite0 = self.next_has_sprite0;
+        self.clear_line_sprites();
+        self.line0_slots = 0;
+    }
+
+    /// A used slot's pattern row arrived: drawn (and on the pre-render
+    /// line kept for line 0's shift, see [`Ppu::shift_line0_sprites`]).
+    fn sprite_row_fetched(&mut self, slot: usize, lo: u8, hi: u8, pre_render: bool) {
+        self.sprite_lo_latch = lo;
+        if pre_render {
+            self.line0_patterns[slot] = (lo, hi);
+            self.line0_slots |= 1 << slot;
+        }
+        self.draw_sprite(slot, lo, hi, false);
     }
 
     /// Dots 257-320 of a whole line on a board whose mapper watches the
@@ -275,12 +309,7 @@ impl Ppu {
     /// fetch dots, with the second garbage nametable fetch of each slot left
     /// out (same address as the first, so nothing for the mapper to see).
     pub(super) fn sprite_fetches_watched(&mut self, start: u64, cart: &mut Cartridge) {
-        self.oam_addr = 0;
-        self.copy_horizontal();
-        self.fetch_sprite_count = self.next_sprite_count;
-        self.fetch_has_sprite0 = self.next_has_sprite0;
-        self.clear_line_sprites();
-        self.line0_slots = 0;
+        self.begin_sprite_fetches();
         let pre_render = self.scanline == PRE_RENDER_LINE;
         let garbage = 0x2000 | (self.v & 0x0FFF);
         for slot in 0..8 {
@@ -297,13 +326,10 @@ impl Ppu {
             let lo = self.fetch(addr, cart);
             self.dots = start + base + 6;
             let hi = self.fetch(addr | 8, cart);
-            self.sprite_lo_latch = lo;
             if used {
-                if pre_render {
-                    self.line0_patterns[slot] = (lo, hi);
-                    self.line0_slots |= 1 << slot;
-                }
-                self.draw_sprite(slot, lo, hi, false);
+                self.sprite_row_fetched(slot, lo, hi, pre_render);
+            } else {
+                self.sprite_lo_latch = lo;
             }
         }
         self.dot = 319;
