@@ -293,29 +293,6 @@ impl Bus {
         value
     }
 
-    /// Counts `cycles` read cycles of known code bytes in one step, if
-    /// nothing would happen during them: no DMA pending, no APU event, no
-    /// PPU catch-up due and no strobe on its way to the controllers. Returns
-    /// false (doing nothing) otherwise. The caller
-    /// also guarantees the CPU's interrupt poll is settled, so the skipped
-    /// cycles are exactly `cycles` calls of [`Bus::read_known`] with no effect
-    /// but counting; `last` is the final byte, left on the data bus.
-    #[inline(always)]
-    pub fn try_fast_forward(&mut self, cycles: u32, last: u8) -> bool {
-        // The PPU test first: on boards whose mapper watches the PPU (MMC3)
-        // the deadline is always now, and this is the only test that fails.
-        if self.ppu_debt + 3 * cycles >= self.ppu_deadline
-            || self.dma.pending()
-            || !self.apu.quiet_for(cycles as u64)
-            || self.strobe_latch.is_some()
-        {
-            return false;
-        }
-        self.skip_idle_cycles(cycles as u64);
-        self.open_bus = last;
-        true
-    }
-
     /// How many cycles from now nothing can happen on its own: no DMA
     /// pending, no APU event, no PPU catch-up due, no strobe on its way to
     /// the controllers (the cycles
