@@ -31,7 +31,7 @@ impl Translator {
         let mut retired = 0;
         let mut previous = u32::MAX;
         let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
-        // The idle window (see `execution::Translated`) lasts from block to
+        // The idle window (see `op::Translated`) lasts from block to
         // block, but not across anything else that runs the machine.
         cpu.idle_budget = 0;
         loop {
