@@ -356,7 +356,9 @@ impl Bus {
         self.begin_cycle();
         self.open_bus = value;
         match addr {
-            0x0000..=0x1FFF => self.store_ram(addr, value),
+            0x0000..=0x1FFF => {
+                self.store_ram(addr, value);
+            }
             0x2000..=0x3FFF => {
                 self.sync_ppu();
                 self.ppu.write_register(addr, value, &mut self.cart);
@@ -388,13 +390,16 @@ impl Bus {
     }
 
     /// A console-RAM write ($0000-$1FFF, mirrored): the store, and the
-    /// report if translated code was decoded from the byte.
+    /// report if translated code was decoded from the byte (then `true`,
+    /// and `attention` is raised).
     #[inline(always)]
-    pub fn store_ram(&mut self, addr: u16, value: u8) {
+    pub fn store_ram(&mut self, addr: u16, value: u8) -> bool {
         self.ram[addr as usize & 0x7FF] = value;
-        if self.code.ram_marked(addr as usize & 0x7FF) {
+        let code = self.code.ram_marked(addr as usize & 0x7FF);
+        if code {
             self.note_code_write(addr);
         }
+        code
     }
 
     /// The value of a read that has no side effect and needs no bus work

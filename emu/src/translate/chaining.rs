@@ -77,6 +77,7 @@ impl Translator {
         let mut retired = 0;
         let mut previous = u32::MAX;
         cpu.idle_budget = 0;
+        let stamp = self.link_stamp(bus);
         // Window cycles owed from block to block (see
         // `run_ops_repeating`): added to the machine before anything else
         // runs it, and before the chain returns.
@@ -114,15 +115,18 @@ impl Translator {
                 };
                 owed = run.owed;
                 retired += run.retired;
-                // Owing cycles, the window is open: no interrupt can be
-                // pending and the frame cannot have ended.
-                if !run.completed
-                    || bus.attention
-                    || cpu.interrupt_signalled()
-                    || bus.cycles + owed as u64 >= stop_at_cycle
-                    || cpu.jammed.is_some()
-                    || bus.ppu.frame_complete
-                {
+                // Owing cycles, the window is still open: the run completed,
+                // no code was written, no interrupt can be pending and the
+                // frame cannot have ended.
+                let leave = if owed > 0 {
+                    bus.cycles + owed as u64 >= stop_at_cycle || cpu.jammed.is_some()
+                } else {
+                    !run.completed
+                        || Self::must_stop(cpu, bus, stop_at_cycle)
+                        || cpu.jammed.is_some()
+                        || bus.ppu.frame_complete
+                };
+                if leave {
                     Self::settle_owed(cpu, bus, owed);
                     return retired;
                 }
@@ -138,7 +142,7 @@ impl Translator {
                 cpu.idle_budget = 0;
             }
             previous = id;
-            match self.successor(id, bus, cpu.pc) {
+            match self.successor_stamped(id, bus, cpu.pc, stamp) {
                 Some(next) => id = next,
                 None => {
                     Self::settle_owed(cpu, bus, owed);
@@ -152,7 +156,21 @@ impl Translator {
     /// when they are current, else by lookup (then remembered).
     #[inline]
     pub(super) fn successor(&mut self, from: u32, bus: &mut Bus, pc: u16) -> Option<u32> {
-        let stamp = (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64;
+        let stamp = self.link_stamp(bus);
+        self.successor_stamped(from, bus, pc, stamp)
+    }
+
+    /// What makes a link current: the PRG mapping generation and the
+    /// invalidation epoch. Neither changes inside a run of blocks (a bank
+    /// switch stops the run; invalidation happens between runs).
+    #[inline]
+    fn link_stamp(&self, bus: &Bus) -> u64 {
+        (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64
+    }
+
+    /// [`Translator::successor`] with the current [`Translator::link_stamp`].
+    #[inline]
+    fn successor_stamped(&mut self, from: u32, bus: &mut Bus, pc: u16, stamp: u64) -> Option<u32> {
         let [a, b] = &self.blocks[from as usize].links;
         if a.pc == pc && a.stamp == stamp {
             return Some(a.id);

@@ -126,8 +126,8 @@ impl Translator {
     ///
     /// When a whole run fits the idle window and ends before
     /// `stop_at_cycle`, nothing can make it stop but the ops themselves (an
-    /// access that needs the bus closes the window; a write into translated
-    /// code raises `attention`), so the ops run back to back with their
+    /// access that needs the bus, or a write into translated code, closes
+    /// the window), so the ops run back to back with their
     /// cycles added later in one step, and op by op only from where one of
     /// those happened. A block that loops to itself stays in the window for
     /// as many runs as fit, and so does a chain of blocks: each iteration
@@ -161,10 +161,9 @@ impl Translator {
         loop {
             for (i, op) in ops.iter().enumerate() {
                 owed = run::<LIVE>(op, cpu, bus, owed);
-                if owed == CLOSED || bus.attention {
-                    if owed != CLOSED {
-                        settle(cpu, bus, owed);
-                    }
+                // In the window only the op itself can make the block stop,
+                // and it then closes the window (see `op::Translated`).
+                if owed == CLOSED {
                     let mut executed = i + 1;
                     if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
                         executed += Self::run_ops_one_by_one::<LIVE>(

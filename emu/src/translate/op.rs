@@ -79,8 +79,9 @@ pub(super) const CLOSED: u32 = u32::MAX;
 /// Those cycles are `owed` and added to the machine in one step (after the
 /// op, or after a whole block that fits the window: see
 /// `Translator::run_ops`), or before the first access that needs the bus
-/// (I/O, cartridge registers, PRG RAM), which closes the window. The ops
-/// that change the interrupt state (CLI, SEI, PLP, RTI, BRK) run closed.
+/// (I/O, cartridge registers, PRG RAM), which closes the window; so does a
+/// write into translated code (the block must stop after it). The ops that
+/// change the interrupt state (CLI, SEI, PLP, RTI, BRK) run closed.
 ///
 /// This is where the translation pays beyond skipping decode: the
 /// interpreter, the reference, spends every cycle on the bus.
@@ -174,7 +175,11 @@ impl Cycles for Translated<'_> {
             if addr < 0x2000 {
                 self.owed += 1;
                 bus.open_bus = value;
-                bus.store_ram(addr, value);
+                if bus.store_ram(addr, value) {
+                    // Translated code was written: the block must stop
+                    // after this op, which a closed window tells it.
+                    self.close(cpu, bus);
+                }
                 return;
             }
             self.close(cpu, bus);
