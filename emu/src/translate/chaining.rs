@@ -2,6 +2,7 @@
 //! translator, each block linking to its recent successors.
 
 use super::block::Link;
+use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -127,7 +128,7 @@ impl Translator {
                         || bus.ppu.frame_complete
                 };
                 if leave {
-                    Self::settle_owed(cpu, bus, owed);
+                    settle(cpu, bus, owed);
                     return retired;
                 }
                 if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
@@ -136,7 +137,7 @@ impl Translator {
                 previous = id;
             };
             if previous == id && block.idle_loop && cpu.pc == entry && !self.no_idle_skip {
-                Self::settle_owed(cpu, bus, owed);
+                settle(cpu, bus, owed);
                 owed = 0;
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
@@ -145,7 +146,7 @@ impl Translator {
             match self.successor_stamped(id, bus, cpu.pc, stamp) {
                 Some(next) => id = next,
                 None => {
-                    Self::settle_owed(cpu, bus, owed);
+                    settle(cpu, bus, owed);
                     return retired;
                 }
             }

@@ -40,14 +40,15 @@ impl Translator {
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
         let mut executed = 0;
-        // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
-        // run here.
+        // The sampler and the flow counts read the ops' bytes.
         let live = block.live;
         if live {
             for op in &mut block.ops {
                 *op = op.reread(&bus.ram);
             }
         }
+        // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
+        // run here.
         if bus.cycles < *look_at || probes.sampler.is_none() {
             executed = Self::run_ops(&block.ops, live, cpu, bus, *look_at);
         }
@@ -121,7 +122,7 @@ impl Translator {
     /// entry `repeat`: it runs again while it does and nothing stops it.
     /// `owed` window cycles (see `op::Translated`) may be owed from the
     /// blocks before; those still owed when it returns are in the result,
-    /// for the caller to add to the machine ([`Translator::settle_owed`])
+    /// for the caller to add to the machine (`op::settle`)
     /// before anything else looks at it.
     ///
     /// When a whole run fits the idle window and ends before
@@ -193,13 +194,6 @@ impl Translator {
                 };
             }
         }
-    }
-
-    /// Adds window cycles still owed after [`Translator::run_ops_repeating`]
-    /// to the machine.
-    #[inline(always)]
-    pub(super) fn settle_owed(cpu: &mut Cpu, bus: &mut Bus, owed: u32) {
-        settle(cpu, bus, owed);
     }
 
     /// [`Translator::run_ops`] checking for a stop after every op.
