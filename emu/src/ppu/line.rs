@@ -20,13 +20,7 @@ impl Ppu {
         let mut consumed = DOTS_PER_SCANLINE as u32;
         if rendering_line && self.rendering_enabled() {
             let visible = line < 240;
-            if line == PRE_RENDER_LINE {
-                self.vblank = false;
-                self.sprite0_hit = false;
-                self.sprite_overflow = false;
-            } else {
-                self.clear_secondary_oam();
-            }
+            self.begin_rendering_line();
             for tile in 2..super::LINE_TILES {
                 self.background_tile(tile, cart);
             }
@@ -62,17 +56,10 @@ impl Ppu {
             }
             self.suppress_vblank = false;
         } else if line == PRE_RENDER_LINE {
-            self.vblank = false;
-            self.sprite0_hit = false;
-            self.sprite_overflow = false;
-            self.skip_dot = false;
+            self.clear_status_flags();
         }
         self.dots += consumed as u64;
-        self.dot = DOTS_PER_SCANLINE - 1;
-        self.skip_dot = false;
-        self.dot = DOTS_PER_SCANLINE;
-        self.maybe_end_scanline();
-        self.next_event = 0;
+        self.end_whole_line();
         consumed
     }
 
@@ -89,13 +76,7 @@ impl Ppu {
         let start = self.dots;
         let mut consumed = DOTS_PER_SCANLINE as u32;
         let visible = line < 240;
-        if line == PRE_RENDER_LINE {
-            self.vblank = false;
-            self.sprite0_hit = false;
-            self.sprite_overflow = false;
-        } else {
-            self.clear_secondary_oam();
-        }
+        self.begin_rendering_line();
         // With the background in the low pattern table every background
         // fetch has A12 low, so only a line's first one can be a change the
         // mapper is told of: that one is reported, the rest read quietly.
@@ -146,12 +127,30 @@ impl Ppu {
             self.shift_line0_sprites();
         }
         self.dots = start + consumed as u64;
-        self.dot = DOTS_PER_SCANLINE - 1;
+        self.end_whole_line();
+        consumed
+    }
+
+    /// Dot 0 of a rendering line (pre-render or visible) with rendering on:
+    /// the pre-render line clears the status flags (at its dot 1), a
+    /// visible line starts clearing secondary OAM.
+    #[inline(always)]
+    fn begin_rendering_line(&mut self) {
+        if self.scanline == PRE_RENDER_LINE {
+            self.clear_status_flags();
+        } else {
+            self.clear_secondary_oam();
+        }
+    }
+
+    /// After a whole line's work: into dot 0 of the next line, the skip
+    /// decision spent, with the next dot's events recomputed.
+    #[inline(always)]
+    fn end_whole_line(&mut self) {
         self.skip_dot = false;
         self.dot = DOTS_PER_SCANLINE;
         self.maybe_end_scanline();
         self.next_event = 0;
-        consumed
     }
 
     /// Runs the next 8 dots as one tile step when they are exactly one
@@ -171,13 +170,7 @@ impl Ppu {
             return false;
         }
         if dot == 0 {
-            if line == PRE_RENDER_LINE {
-                self.vblank = false;
-                self.sprite0_hit = false;
-                self.sprite_overflow = false;
-            } else {
-                self.clear_secondary_oam();
-            }
+            self.begin_rendering_line();
         }
         let tile = if dot < 256 {
             (dot >> 3) as usize + 2

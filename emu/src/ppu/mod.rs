@@ -316,6 +316,14 @@ impl Ppu {
             .max(1)
     }
 
+    /// Dot 1 of the pre-render line: VBL, sprite 0 hit and overflow clear.
+    #[inline(always)]
+    pub(super) fn clear_status_flags(&mut self) {
+        self.vblank = false;
+        self.sprite0_hit = false;
+        self.sprite_overflow = false;
+    }
+
     /// Forces the next dot through the slow path (after a register write
     /// that may change what the PPU does, e.g. enabling rendering).
     #[inline(always)]
@@ -429,9 +437,7 @@ impl Ppu {
             self.skip_dot = self.odd_frame && self.rendering_enabled();
         }
         if dot == 1 {
-            self.vblank = false;
-            self.sprite0_hit = false;
-            self.sprite_overflow = false;
+            self.clear_status_flags();
         }
         if !self.rendering_enabled() {
             return;

@@ -40,13 +40,9 @@ impl Translator {
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
         let mut executed = 0;
-        // The sampler and the flow counts read the ops' bytes.
+        // Live operands are read again as each op runs (`run_ops`, and the
+        // sampler's recording loop); the flow counts use only opcodes.
         let live = block.live;
-        if live {
-            for op in &mut block.ops {
-                *op = op.reread(&bus.ram);
-            }
-        }
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
         if bus.cycles < *look_at || probes.sampler.is_none() {
