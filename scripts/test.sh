@@ -6,7 +6,8 @@
 #
 # What the tests run besides nesprof: cc65 (ca65/ld65, to rebuild roms-test/
 # and compare with the committed ROMs), Xvfb, xdotool and ImageMagick (the
-# window tests), Graphviz (our DOT output must parse). Missing Debian packages
+# window tests), Graphviz (our DOT output must parse), Chromium (report.html
+# is opened in a headless browser). Missing Debian packages
 # are installed with apt-get when this runs as root or with password-less
 # sudo. When they cannot be installed, the suite still runs: the tests that
 # need them fail with a `CANNOT RUN:` message naming the package, and the
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 say() { printf 'test.sh: %s\n' "$*"; }
 
 # program -> Debian package
-tools=(ca65:cc65 ld65:cc65 make:make Xvfb:xvfb xdotool:xdotool import:imagemagick dot:graphviz)
+tools=(ca65:cc65 ld65:cc65 make:make Xvfb:xvfb xdotool:xdotool import:imagemagick dot:graphviz chromium:chromium)
 missing=()
 for entry in "${tools[@]}"; do
     program=${entry%%:*}

@@ -4,7 +4,9 @@
 //! timer thread (`timer`), the feeder thread that hands batches to a builder
 //! (`feeder`), the conversion of retired instructions into samples
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
-//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs.
+//! (`stream`), CFG files (`cfg_file`) and their reports: DOT and diffs, the
+//! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
+//! Graphviz is missing).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -19,10 +21,13 @@
 //! (`gfc/src/gaussiano/mod.rs`) → the hot CFG (`gfc/src/cfg.rs`).
 
 pub mod cfg_file;
+pub mod cfg_svg;
 pub mod convert;
 pub mod diff;
 pub mod dot;
 pub mod feeder;
+pub mod hot_blocks;
+pub mod html;
 pub mod report;
 pub mod session;
 pub mod stream;

@@ -80,6 +80,10 @@ pub struct ProfileArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Hot blocks listed in report.txt and in report.html.
+const REPORT_ROWS: usize = 15;
+const HTML_ROWS: usize = 40;
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -181,7 +185,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &hot_disasm,
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
     );
-    outputs.write("hot_cfg.dot", dot)?;
+    outputs.write("hot_cfg.dot", &dot)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
@@ -272,11 +276,42 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if result.dropped_batches > 0 {
         let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
+    let name = |code: u32| emu::code_addr::label(code);
+    let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.batches, &name);
+    let _ = writeln!(
+        report,
+        "\nhottest blocks (share of executed / of sampled instructions)"
+    );
+    report += &profiler::hot_blocks::text(&blocks, "block", REPORT_ROWS);
     outputs.write("report.txt", &report)?;
+
+    let metric_line = metric_line(&metrics, result.frame_hash);
+    let (cfg_svg, cfg_layout) = match profiler::html::graphviz_svg(&dot) {
+        Some(svg) => (svg, "Graphviz (dot)"),
+        None => (
+            profiler::cfg_svg::render(hot, &name, &|entry| {
+                h90.block(entry).is_some() || h90.graph().contains_node(entry)
+            }),
+            "nesprof's built-in layout (Graphviz's dot was not found)",
+        ),
+    };
+    let summary = report.split("\nhottest blocks").next().unwrap_or_default();
+    let page = profiler::html::render(&profiler::html::Page {
+        rom: &rom_name,
+        metric_line: &metric_line,
+        summary,
+        cfg_svg: &cfg_svg,
+        cfg_layout,
+        flame_svg: None,
+        blocks: &blocks,
+        functions: None,
+        limit: HTML_ROWS,
+    });
+    outputs.write("report.html", page)?;
     outputs.commit()?;
     eprint!("{report}");
     eprintln!("wrote {}", out_dir.display());
-    emit(&metric_line(&metrics, result.frame_hash));
+    emit(&metric_line);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,4 +1,5 @@
-//! External programs some tests run (Xvfb, ImageMagick, Graphviz, cc65).
+//! External programs some tests run (Xvfb, ImageMagick, Graphviz, cc65,
+//! Chromium).
 //!
 //! A test that needs one asks [`require`] first. When a program is missing
 //! the test fails with a message that starts `CANNOT RUN:` and names the
@@ -17,6 +18,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("ca65", "cc65"),
     ("ld65", "cc65"),
     ("make", "make"),
+    ("chromium", "chromium"),
 ];
 
 /// Whether `tool` is on the PATH.
