@@ -127,7 +127,7 @@ mod tests {
         cfg.add_edge(0x8010, 0x8020, 1);
         let svg = render(&cfg, &|a| format!("<{a:04X}>"), &|a| a == 0x8010);
         assert_eq!(svg.matches("<rect").count(), 3);
-        assert_eq!(svg.matches("<path d=").count(), 3);
+        assert_eq!(svg.matches("marker-end=").count(), 3);
         assert!(svg.contains("&lt;8010&gt; ×50"));
         assert_eq!(svg.matches("#ffe0b0").count(), 1);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
