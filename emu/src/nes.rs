@@ -388,6 +388,16 @@ impl Nes {
         self.cpu.pc
     }
 
+    /// The code address (`crate::code_addr`) of the next instruction, under
+    /// the banks mapped now: how the profilers name where the CPU is.
+    pub fn pc_code(&self) -> u32 {
+        crate::code_addr::code_address(
+            self.bus.cart.prg_rom.len(),
+            &self.bus.cart.banks,
+            self.cpu.pc,
+        )
+    }
+
     /// Moves the program counter (nestest's automation mode starts at $C000
     /// instead of the reset vector).
     pub fn set_pc(&mut self, pc: u16) {

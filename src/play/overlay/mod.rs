@@ -386,7 +386,7 @@ impl Overlay {
             l.strip_x + l.strip_w + l.tick_w + 1,
             l.scale,
             frame,
-            pc as u32,
+            nes.pc_code(),
         );
         if self.graph.hidden_edges > 0 {
             self.line.clear();
