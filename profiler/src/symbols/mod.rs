@@ -259,7 +259,9 @@ impl Symbols {
     /// The symbol files next to the ROM that the tools write by default:
     /// `<stem>.dbg` (ld65 `--dbgfile`), `<stem>.mlb` (Mesen's export) and
     /// `<rom file name>.*.nl` (FCEUX: `game.nes.0.nl`, `game.nes.ram.nl`),
-    /// read in that order. Returns the table and the files read.
+    /// read in that order. Returns the table and the files read (none found
+    /// is an empty table, not an error; a found file that does not parse is
+    /// an error, so a broken symbol file is not silently ignored).
     pub fn discover(
         rom_path: &Path,
         prg_len: usize,
