@@ -4,7 +4,8 @@
 //! directory, through the same Makefile a developer uses, and requires each result
 //! to be byte-identical to the committed file, so a source edit can never be
 //! committed without its ROM (or the other way round); the ld65 label files
-//! (`<name>.lbl`) are checked the same way. It also checks that every committed ROM
+//! (`<name>.lbl`) and debug files (`<name>.dbg`, read by `--symbols`) are
+//! checked the same way. It also checks that every committed ROM
 //! is a well-formed iNES NROM image, and that the Makefile builds every program.
 //! Without cc65 the rebuild cannot run and says so (`CANNOT RUN`); the other
 //! checks, and every test that loads the committed ROMs, need no assembler.
@@ -154,11 +155,12 @@ fn committed_roms_match_a_fresh_build() {
         String::from_utf8_lossy(&result.stderr)
     );
 
-    // The .lbl label files (address of every label) are committed next to the ROMs
-    // for mapping profiler addresses back to source, so they must be current too.
+    // The .lbl label files (address of every label) and the .dbg debug files (what
+    // `--symbols` reads) are committed next to the ROMs for mapping profiler
+    // addresses back to source, so they must be current too.
     let mut stale = Vec::new();
     for name in &programs {
-        for ext in ["nes", "lbl"] {
+        for ext in ["nes", "lbl", "dbg"] {
             let file = format!("{name}.{ext}");
             let built = fs::read(out.0.join(&file))
                 .unwrap_or_else(|e| panic!("make did not produce {file}: {e}"));

@@ -6,7 +6,8 @@
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
 //! (`stream`), CFG files (`cfg_file`) and their reports: DOT and diffs, the
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
-//! Graphviz is missing).
+//! Graphviz is missing), and symbol tables that name blocks by label
+//! (`symbols`).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -31,5 +32,6 @@ pub mod html;
 pub mod report;
 pub mod session;
 pub mod stream;
+pub mod symbols;
 pub mod timer;
 pub mod truth;

@@ -1,0 +1,650 @@
+//! Symbol tables: the names NES developers give their code and memory, read
+//! from the files their tools already write, so that blocks can be shown as
+//! `main_loop+$4` instead of `$800F` or `03:A1F0`.
+//!
+//! This module owns the table (`Symbols`), what a code address means as a
+//! place in the cartridge or console (`Location`), and how a code address is
+//! described by the nearest label. One reader per file format sits beside it:
+//! `dbg` (ld65 debug files, `--dbgfile`), `nl` (FCEUX name lists) and `mlb`
+//! (Mesen label files). Each reader turns text into `Label`s; only this file
+//! touches the file system.
+//!
+//! Labels are keyed by location, not by CPU address, because a CPU address
+//! in $8000-$FFFF is ambiguous on banked boards: PRG ROM by its offset in the
+//! PRG ROM (the same key `emu::code_addr::prg_offset` gives for banked code
+//! addresses), internal RAM by its address modulo its 2 KiB mirror, PRG RAM by
+//! its offset from $6000, and anything else (registers) by CPU address.
+//!
+//! How `describe` names an address without a label of its own: the nearest
+//! label at or below it in the same region, as `label+$off` (hex, the 6502
+//! convention, no padding), if that label reaches it. A label reaches to the
+//! end of its extent when the file gives one (an ld65 segment, an FCEUX
+//! `/size` array, a Mesen `start-end` range); otherwise, in PRG ROM, to the
+//! end of its 16 KiB bank (FCEUX's bank, the `BB` of `BB:AAAA`, since code of
+//! another bank is unrelated), and elsewhere to 256 bytes (past that the name
+//! is more guess than help). Addresses no label reaches keep
+//! `emu::code_addr::label`'s `$C123` / `03:A1F0`.
+//!
+//! When two labels name one location, a global label beats a cheap local
+//! (`@loop`) and otherwise the first one read stays, so files given earlier
+//! take precedence and a table built from the same files is always the same.
+
+mod dbg;
+mod mlb;
+mod nl;
+
+use std::collections::btree_map::Entry as MapEntry;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use emu::code_addr;
+use thiserror::Error;
+
+/// Which memory a location is in. The order is the table's sort order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Region {
+    /// PRG ROM; the address is the offset in PRG ROM (no iNES header).
+    PrgRom,
+    /// The console's 2 KiB of internal RAM ($0000-$07FF, mirrored to $1FFF).
+    Ram,
+    /// PRG RAM / work RAM / save RAM; the address is the offset from $6000.
+    Wram,
+    /// Any other CPU address (PPU/APU registers, mapper registers), and
+    /// $8000-$FFFF on banked boards when the bank is unknown.
+    Cpu,
+}
+
+/// A place a label can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub region: Region,
+    pub addr: u32,
+}
+
+impl Location {
+    pub const fn prg(offset: u32) -> Location {
+        Location {
+            region: Region::PrgRom,
+            addr: offset,
+        }
+    }
+
+    /// Internal RAM at CPU address `cpu` (any mirror).
+    pub const fn ram(cpu: u32) -> Location {
+        Location {
+            region: Region::Ram,
+            addr: cpu & 0x7FF,
+        }
+    }
+
+    /// PRG RAM at `offset` from $6000.
+    pub const fn wram(offset: u32) -> Location {
+        Location {
+            region: Region::Wram,
+            addr: offset,
+        }
+    }
+
+    pub const fn cpu(cpu: u32) -> Location {
+        Location {
+            region: Region::Cpu,
+            addr: cpu,
+        }
+    }
+
+    /// Where CPU address `cpu` is on a board with `prg_len` bytes of PRG ROM
+    /// when nothing says which bank is mapped: PRG ROM only on boards with at
+    /// most 32 KiB of it (nothing is switched there; NROM-128's 16 KiB appear
+    /// twice, at $8000 and $C000).
+    pub fn of_cpu(cpu: u16, prg_len: usize) -> Location {
+        let cpu32 = cpu as u32;
+        match cpu {
+            0x0000..=0x1FFF => Location::ram(cpu32),
+            // The PPU's eight registers repeat every 8 bytes up to $3FFF.
+            0x2000..=0x3FFF => Location::cpu(cpu32 & 0x2007),
+            0x6000..=0x7FFF => Location::wram(cpu32 - 0x6000),
+            0x8000..=0xFFFF if prg_len > 0 && prg_len <= 0x8000 => {
+                Location::prg((cpu as usize - 0x8000) as u32 % prg_len as u32)
+            }
+            _ => Location::cpu(cpu32),
+        }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.region {
+            Region::PrgRom => write!(f, "PRG:{:05X}", self.addr),
+            Region::Ram => write!(f, "RAM:{:04X}", self.addr),
+            Region::Wram => write!(f, "WRAM:{:04X}", self.addr),
+            Region::Cpu => write!(f, "${:04X}", self.addr),
+        }
+    }
+}
+
+/// One label as a reader found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub location: Location,
+    pub name: String,
+    /// End (exclusive, in the same region) of what the label covers, when
+    /// the file says.
+    pub end: Option<u32>,
+    /// A cheap local (`@loop`), shown under its global's name.
+    pub local: bool,
+}
+
+/// A reader's complaint: the 1-based line and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineError {
+    pub line: usize,
+    pub problem: String,
+}
+
+impl LineError {
+    pub(crate) fn new(line: usize, problem: impl Into<String>) -> LineError {
+        LineError {
+            line,
+            problem: problem.into(),
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum SymbolError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {problem}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        problem: String,
+    },
+    #[error(
+        "{path}: unknown symbol file type; nesprof reads ld65 debug files (.dbg), \
+         FCEUX name lists (.nl) and Mesen label files (.mlb)"
+    )]
+    Format { path: PathBuf },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    name: String,
+    end: Option<u32>,
+    local: bool,
+}
+
+/// A label found for an address: its name and how far past it the address is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit<'a> {
+    pub name: &'a str,
+    pub offset: u32,
+}
+
+/// Labels of one program, keyed by location.
+#[derive(Debug, Clone, Default)]
+pub struct Symbols {
+    prg_len: usize,
+    entries: BTreeMap<Location, Entry>,
+}
+
+/// Bytes per PRG bank as FCEUX counts them (and `code_addr::label` shows).
+const BANK: u32 = 0x4000;
+/// How far a label without a known extent reaches outside PRG ROM.
+const REACH_OUTSIDE_PRG: u32 = 0x100;
+
+impl Symbols {
+    /// An empty table for a board with `prg_len` bytes of PRG ROM.
+    pub fn new(prg_len: usize) -> Symbols {
+        Symbols {
+            prg_len,
+            entries: BTreeMap::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn prg_len(&self) -> usize {
+        self.prg_len
+    }
+
+    /// Reads `path`, choosing the reader by its extension (`.dbg`, `.nl`,
+    /// `.mlb`), and returns how many labels it added (labels at locations
+    /// already named are not counted).
+    pub fn load(&mut self, path: &Path) -> Result<usize, SymbolError> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let format = match ext.as_deref() {
+            Some("dbg") => Format::Dbg,
+            Some("nl") => Format::Nl,
+            Some("mlb") => Format::Mlb,
+            _ => {
+                return Err(SymbolError::Format {
+                    path: path.to_owned(),
+                })
+            }
+        };
+        let bytes = std::fs::read(path).map_err(|source| SymbolError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        // FCEUX writes ASCII, Mesen UTF-8; a stray byte in a comment is no
+        // reason to refuse a file.
+        let text = String::from_utf8_lossy(&bytes);
+        let parsed = match format {
+            Format::Dbg => dbg::parse(&text, self.prg_len),
+            Format::Nl => nl::parse(&text, nl::file_kind(path), self.prg_len),
+            Format::Mlb => mlb::parse(&text, self.prg_len),
+        };
+        let labels = parsed.map_err(|e| SymbolError::Parse {
+            path: path.to_owned(),
+            line: e.line,
+            problem: e.problem,
+        })?;
+        Ok(self.add_all(labels))
+    }
+
+    /// The symbol files next to the ROM that the tools write by default:
+    /// `<stem>.dbg` (ld65 `--dbgfile`), `<stem>.mlb` (Mesen's export) and
+    /// `<rom file name>.*.nl` (FCEUX: `game.nes.0.nl`, `game.nes.ram.nl`),
+    /// read in that order. Returns the table and the files read (none found
+    /// is an empty table, not an error; a found file that does not parse is
+    /// an error, so a broken symbol file is not silently ignored).
+    pub fn discover(
+        rom_path: &Path,
+        prg_len: usize,
+    ) -> Result<(Symbols, Vec<PathBuf>), SymbolError> {
+        let mut symbols = Symbols::new(prg_len);
+        let mut read = Vec::new();
+        for path in discover_paths(rom_path) {
+            symbols.load(&path)?;
+            read.push(path);
+        }
+        Ok((symbols, read))
+    }
+
+    /// Adds one label; false if its location already has a label that stays
+    /// (see the module comment for which wins).
+    pub fn add(&mut self, label: Label) -> bool {
+        let entry = Entry {
+            name: label.name,
+            end: label.end,
+            local: label.local,
+        };
+        match self.entries.entry(label.location) {
+            MapEntry::Vacant(v) => {
+                v.insert(entry);
+                true
+            }
+            MapEntry::Occupied(mut o) => {
+                if o.get().local && !entry.local {
+                    o.insert(entry);
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
+    fn add_all(&mut self, labels: Vec<Label>) -> usize {
+        labels.into_iter().filter(|l| self.add(l.clone())).count()
+    }
+
+    /// Where code address `code` is (see `emu::code_addr`).
+    pub fn location(&self, code: u32) -> Location {
+        match code_addr::prg_offset(code) {
+            Some(offset) => Location::prg(offset as u32),
+            None => Location::of_cpu(code as u16, self.prg_len),
+        }
+    }
+
+    /// The label exactly at `code`, if any.
+    pub fn name_at(&self, code: u32) -> Option<&str> {
+        self.name_at_location(self.location(code))
+    }
+
+    pub fn name_at_location(&self, location: Location) -> Option<&str> {
+        self.entries.get(&location).map(|e| e.name.as_str())
+    }
+
+    /// The nearest label at or below `code` that reaches it.
+    pub fn lookup(&self, code: u32) -> Option<Hit<'_>> {
+        self.nearest(self.location(code), false)
+    }
+
+    /// As `lookup`, skipping cheap locals: the routine `code` is in, for
+    /// per-function views such as flame graphs.
+    pub fn lookup_global(&self, code: u32) -> Option<Hit<'_>> {
+        self.nearest(self.location(code), true)
+    }
+
+    /// `label`, `label+$off`, or `emu::code_addr::label(code)` when no label
+    /// reaches `code`.
+    pub fn describe(&self, code: u32) -> String {
+        describe_hit(self.lookup(code), code)
+    }
+
+    /// As `describe`, by the nearest global label.
+    pub fn describe_global(&self, code: u32) -> String {
+        describe_hit(self.lookup_global(code), code)
+    }
+
+    /// Every label with its location, in location order.
+    pub fn iter(&self) -> impl Iterator<Item = (Location, &str)> + '_ {
+        self.entries.iter().map(|(l, e)| (*l, e.name.as_str()))
+    }
+
+    fn nearest(&self, at: Location, global_only: bool) -> Option<Hit<'_>> {
+        let floor = Location {
+            region: at.region,
+            addr: 0,
+        };
+        let (loc, entry) = self
+            .entries
+            .range(floor..=at)
+            .rev()
+            .find(|(_, e)| !(global_only && e.local))?;
+        let reaches = match entry.end {
+            Some(end) => at.addr < end,
+            None if at.region == Region::PrgRom => loc.addr / BANK == at.addr / BANK,
+            None => at.addr - loc.addr < REACH_OUTSIDE_PRG,
+        };
+        reaches.then_some(Hit {
+            name: &entry.name,
+            offset: at.addr - loc.addr,
+        })
+    }
+}
+
+fn describe_hit(hit: Option<Hit<'_>>, code: u32) -> String {
+    match hit {
+        Some(Hit { name, offset: 0 }) => name.to_owned(),
+        Some(Hit { name, offset }) => format!("{name}+${offset:X}"),
+        None => code_addr::label(code),
+    }
+}
+
+enum Format {
+    Dbg,
+    Nl,
+    Mlb,
+}
+
+/// The files `Symbols::discover` reads for `rom_path`, in reading order.
+pub fn discover_paths(rom_path: &Path) -> Vec<PathBuf> {
+    let dir = match rom_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let mut found = Vec::new();
+    if let Some(stem) = rom_path.file_stem() {
+        for ext in ["dbg", "mlb"] {
+            let mut name = stem.to_owned();
+            name.push(".");
+            name.push(ext);
+            let path = dir.join(name);
+            if path.is_file() {
+                found.push(path);
+            }
+        }
+    }
+    if let Some(file_name) = rom_path.file_name().and_then(|n| n.to_str()) {
+        let prefix = format!("{file_name}.");
+        let mut nl: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name().to_str().is_some_and(|n| {
+                    n.starts_with(&prefix)
+                        && n.len() > prefix.len() + 3
+                        && n.to_ascii_lowercase().ends_with(".nl")
+                })
+            })
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        nl.sort();
+        found.extend(nl);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(location: Location, name: &str, end: Option<u32>, local: bool) -> Label {
+        Label {
+            location,
+            name: name.to_owned(),
+            end,
+            local,
+        }
+    }
+
+    /// A scratch directory removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir =
+                std::env::temp_dir().join(format!("nesprof-symbols-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn describes_by_the_nearest_label_that_reaches() {
+        let mut s = Symbols::new(0x8000);
+        s.add(label(Location::prg(0x000F), "main_loop", None, false));
+        s.add(label(Location::prg(0x3FF0), "near_end", None, false));
+        s.add(label(Location::ram(0x600), "occ_set", Some(0x628), false));
+        s.add(label(Location::ram(0x300), "vars", None, false));
+        assert_eq!(s.describe(0x800F), "main_loop");
+        assert_eq!(s.describe(0x8013), "main_loop+$4");
+        assert_eq!(s.describe(0x8010 + 0x1A), "main_loop+$1B");
+        // Below the first label, and past a 16 KiB bank edge: no name.
+        assert_eq!(s.describe(0x8000), "$8000");
+        assert_eq!(s.describe(0xC002), "$C002");
+        assert_eq!(s.describe(0xBFFF), "near_end+$F");
+        // A known extent ends the reach; without one, 256 bytes outside ROM.
+        assert_eq!(s.describe(0x0627), "occ_set+$27");
+        assert_eq!(s.describe(0x0628), "$0628");
+        assert_eq!(s.describe(0x03FF), "vars+$FF");
+        assert_eq!(s.describe(0x0400), "$0400");
+        // RAM mirrors.
+        assert_eq!(s.name_at(0x0E00), Some("occ_set"));
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn nrom_128_mirrors_and_banked_codes() {
+        let mut s = Symbols::new(0x4000);
+        s.add(label(Location::prg(0x10), "entry", None, false));
+        assert_eq!(s.name_at(0x8010), Some("entry"));
+        assert_eq!(s.name_at(0xC010), Some("entry"));
+        // On a banked board a plain $8010 is not a PRG place; the code
+        // address of offset 0x10 mapped at $8000 is.
+        let mut s = Symbols::new(0x20000);
+        s.add(label(Location::prg(0x10), "entry", None, false));
+        let code = ((0x10000u32 - 0x8000) << 3) | 0x8010;
+        assert_eq!(s.name_at(code), Some("entry"));
+        assert_eq!(s.name_at(0x8010), None);
+        // Falls back to the bank:address form when nothing reaches.
+        let far = ((0x1C000u32 + 0x10000 - 0xC000) << 3) | 0xC000;
+        assert_eq!(s.describe(far), "07:C000");
+    }
+
+    #[test]
+    fn globals_beat_locals_and_first_read_wins() {
+        let mut s = Symbols::new(0x8000);
+        assert!(s.add(label(Location::prg(0x20), "f@loop", None, true)));
+        assert!(s.add(label(Location::prg(0x20), "g", None, false)));
+        assert!(!s.add(label(Location::prg(0x20), "h", None, false)));
+        assert!(!s.add(label(Location::prg(0x20), "f@again", None, true)));
+        assert_eq!(s.name_at(0x8020), Some("g"));
+        s.add(label(Location::prg(0x10), "f", None, false));
+        s.add(label(Location::prg(0x18), "f@inner", None, true));
+        assert_eq!(s.describe(0x801A), "f@inner+$2");
+        assert_eq!(s.describe_global(0x801A), "f+$A");
+        let hit = s.lookup_global(0x801A).unwrap();
+        assert_eq!((hit.name, hit.offset), ("f", 0xA));
+        let all: Vec<(Location, &str)> = s.iter().collect();
+        assert_eq!(all[0], (Location::prg(0x10), "f"));
+    }
+
+    #[test]
+    fn load_picks_the_reader_and_reports_file_and_line() {
+        let dir = TempDir::new("load");
+        let mlb = dir.0.join("x.MLB");
+        std::fs::write(&mlb, "P:0010:entry\nP:0020:second\n").unwrap();
+        let mut s = Symbols::new(0x8000);
+        assert_eq!(s.load(&mlb).unwrap(), 2);
+        assert_eq!(
+            s.load(&mlb).unwrap(),
+            0,
+            "labels already there are not counted"
+        );
+
+        let bad = dir.0.join("x.nl");
+        std::fs::write(&bad, "$8000#ok#\n$80Z0#bad#\n").unwrap();
+        let msg = s.load(&bad).unwrap_err().to_string();
+        assert!(msg.contains("x.nl:2:"), "{msg}");
+
+        let other = dir.0.join("x.sym");
+        std::fs::write(&other, "").unwrap();
+        let msg = s.load(&other).unwrap_err().to_string();
+        assert!(
+            msg.contains(".dbg") && msg.contains(".nl") && msg.contains(".mlb"),
+            "{msg}"
+        );
+
+        let missing = dir.0.join("none.dbg");
+        let msg = s.load(&missing).unwrap_err().to_string();
+        assert!(msg.contains("none.dbg"), "{msg}");
+    }
+
+    #[test]
+    fn discover_finds_what_the_tools_write() {
+        let dir = TempDir::new("discover");
+        let rom = dir.0.join("game.nes");
+        std::fs::write(&rom, b"").unwrap();
+        std::fs::write(dir.0.join("game.nes.0.nl"), "$8010#from_fceux#\n").unwrap();
+        std::fs::write(dir.0.join("game.nes.ram.nl"), "$0300#ram_var#\n").unwrap();
+        std::fs::write(
+            dir.0.join("game.mlb"),
+            "P:0010:from_mesen\nP:0020:mesen_only\n",
+        )
+        .unwrap();
+        std::fs::write(dir.0.join("other.nes.0.nl"), "$8030#not_ours#\n").unwrap();
+        let (s, read) = Symbols::discover(&rom, 0x8000).unwrap();
+        let names: Vec<String> = read
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["game.mlb", "game.nes.0.nl", "game.nes.ram.nl"]);
+        // The Mesen file is read first, so it names $8010.
+        assert_eq!(s.name_at(0x8010), Some("from_mesen"));
+        assert_eq!(s.name_at(0x8020), Some("mesen_only"));
+        assert_eq!(s.name_at(0x0300), Some("ram_var"));
+        assert_eq!(s.name_at(0x8030), None);
+
+        let empty = TempDir::new("discover-none");
+        let (s, read) = Symbols::discover(&empty.0.join("x.nes"), 0x8000).unwrap();
+        assert!(s.is_empty() && read.is_empty());
+    }
+
+    fn roms_test() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../roms-test")
+    }
+
+    /// The committed debug file of every roms-test program names the
+    /// addresses ld65's own label file (`<name>.lbl`) lists, and the ROM's
+    /// reset and NMI vectors land on `reset` and `nmi`.
+    #[test]
+    fn committed_roms_test_debug_files_resolve_their_labels() {
+        let dir = roms_test();
+        let mut checked = 0;
+        for program in [
+            "cfgdemo", "snake", "breakout", "fountain", "maze", "swarm", "plasma", "tracker",
+        ] {
+            let rom = std::fs::read(dir.join(format!("{program}.nes"))).unwrap();
+            let prg_len = rom[4] as usize * 0x4000;
+            let (s, read) =
+                Symbols::discover(&dir.join(format!("{program}.nes")), prg_len).unwrap();
+            assert_eq!(read, [dir.join(format!("{program}.dbg"))]);
+            let vector = |at: usize| {
+                let i = 16 + prg_len - 6 + at;
+                u16::from_le_bytes([rom[i], rom[i + 1]]) as u32
+            };
+            assert_eq!(s.name_at(vector(0)), Some("nmi"), "{program}");
+            assert_eq!(s.name_at(vector(2)), Some("reset"), "{program}");
+
+            let lbl = std::fs::read_to_string(dir.join(format!("{program}.lbl"))).unwrap();
+            let mut by_addr: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+            for line in lbl.lines() {
+                let mut f = line.split_whitespace();
+                let (Some("al"), Some(addr), Some(name)) = (f.next(), f.next(), f.next()) else {
+                    panic!("{program}.lbl: odd line {line:?}");
+                };
+                // `__RAMCODE_LOAD__` and the like are the linker's, which
+                // the debug file lists only as imports (no value).
+                if name.starts_with(".__") {
+                    continue;
+                }
+                let addr = u32::from_str_radix(addr, 16).unwrap();
+                by_addr
+                    .entry(addr)
+                    .or_default()
+                    .push(name.trim_start_matches('.'));
+            }
+            for (addr, names) in &by_addr {
+                let ours = s
+                    .name_at(*addr)
+                    .unwrap_or_else(|| panic!("{program}: no label at ${addr:04X} ({names:?})"));
+                // Ours are qualified (`owner@local`, `scope::name`).
+                let short = ours.rsplit("::").next().unwrap();
+                let short = short.find('@').map_or(short, |i| &short[i..]);
+                assert!(
+                    names.contains(&short),
+                    "{program} ${addr:04X}: {ours} not in {names:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "only {checked} labels checked");
+    }
+
+    #[test]
+    fn ram_code_is_named_by_its_run_address() {
+        let (s, _) = Symbols::discover(&roms_test().join("snake.nes"), 0x8000).unwrap();
+        assert_eq!(s.name_at(0x0600), Some("occ_set"));
+        assert_eq!(s.name_at(0x061B), Some("occ_rmw"));
+        assert_eq!(s.describe(0x061D), "occ_rmw+$2");
+        assert_eq!(s.name_at(0x0615), Some("occ_write@mask_ready"));
+        // The bytes that hold RAMCODE in ROM are not code labels.
+        assert_eq!(s.location(0x0600).region, Region::Ram);
+    }
+}
