@@ -9,7 +9,8 @@
 //! several subcommands share sits beside it: `open` (a ROM with an optional
 //! movie), `error` (exit codes), `emit` (the last line), `options` (shared
 //! option types), `progress` (the progress bar), `screenshot`, `atomic`
-//! (whole-file outputs written by temporary file and rename). `input_fuzz`
+//! (whole-file outputs written by temporary file and rename), `symbol_files`
+//! (`--symbols`: label files given or found beside the ROM). `input_fuzz`
 //! fuzzes every input parser (issue 23); `fuzz` fuzzes the two engines.
 
 pub mod atomic;
@@ -28,4 +29,5 @@ pub mod progress;
 pub mod screenshot;
 pub mod signals;
 pub mod sweep;
+pub mod symbol_files;
 pub mod testrom;

@@ -87,7 +87,7 @@ fn no_block_merges_two_banks() {
             );
             // The files name banked blocks `BB:AAAA`.
             let disasm = profiler::report::disassemble(&run.truth, &run.counts, &nes);
-            let dot = profiler::dot::render(&run.truth, None, &disasm, stem);
+            let dot = profiler::dot::render(&run.truth, None, &disasm, stem, None);
             let banked = run.truth.blocks().filter(|b| b.entry >= 0x10000).count();
             assert!(banked > 10, "{stem}: {banked} banked blocks");
             for b in run.truth.blocks().filter(|b| b.entry >= 0x10000) {

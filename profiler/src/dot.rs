@@ -8,13 +8,23 @@ use std::fmt::Write;
 use emu::code_addr;
 use gfc::Cfg;
 
+use crate::symbols::Symbols;
+
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// DOT text for `cfg`; `hot` marks edges (and their blocks) to highlight;
-/// `disasm` gives instruction text by address.
-pub fn render(cfg: &Cfg, hot: Option<&Cfg>, disasm: &BTreeMap<u32, String>, title: &str) -> String {
+/// `disasm` gives instruction text by address; with `symbols`, a block a
+/// label reaches says which (`$8040-$8052 nmi+$4 ×60`), and instructions
+/// at a label's address carry it.
+pub fn render(
+    cfg: &Cfg,
+    hot: Option<&Cfg>,
+    disasm: &BTreeMap<u32, String>,
+    title: &str,
+    symbols: Option<&Symbols>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph cfg {{");
     let _ = writeln!(out, "  label=\"{}\"; labelloc=t;", escape(title));
@@ -36,14 +46,27 @@ pub fn render(cfg: &Cfg, hot: Option<&Cfg>, disasm: &BTreeMap<u32, String>, titl
         // `$8000-$8010`, or `03:8000-8010` in a bank.
         let last = block.end.wrapping_sub(1);
         let dollar = if block.entry < 0x10000 { "$" } else { "" };
+        let name = symbols
+            .and_then(|s| s.lookup(block.entry))
+            .map(|hit| match hit.offset {
+                0 => format!("  {}", escape(hit.name)),
+                off => format!("  {}+${off:X}", escape(hit.name)),
+            })
+            .unwrap_or_default();
         let mut label = format!(
-            "{}-{dollar}{:04X}  ×{}\\l",
+            "{}-{dollar}{:04X}{name}  ×{}\\l",
             code_addr::label(block.entry),
             code_addr::cpu_address(last),
             block.count
         );
         for &pc in &block.instrs {
             let text = disasm.get(&pc).map(String::as_str).unwrap_or("?");
+            if let Some(at) = symbols
+                .and_then(|s| s.name_at(pc))
+                .filter(|_| pc != block.entry)
+            {
+                let _ = write!(label, "{}:\\l", escape(at));
+            }
             let _ = write!(
                 label,
                 "{:04X}  {}\\l",

@@ -18,6 +18,7 @@ use crate::open::open;
 use crate::options;
 use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
+use crate::symbol_files::{self, SymbolArgs};
 
 /// Frames recorded when neither `--frames` nor a movie says how many.
 const DEFAULT_FRAMES: u64 = 600;
@@ -66,6 +67,8 @@ pub struct RecordArgs {
     /// Also write it as Graphviz DOT.
     #[arg(long, value_name = "F.dot")]
     pub dot: Option<PathBuf>,
+    #[command(flatten)]
+    pub symbols: SymbolArgs,
 }
 
 #[derive(Debug, Args)]
@@ -85,6 +88,12 @@ pub struct BuildArgs {
     /// Also write hot_cfg.ron, hot_cfg.dot and edge_profile.ron here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub symbols: SymbolArgs,
+    /// The ROM the record was made from: its size places labels of a
+    /// 16 KiB program, and label files beside it are read.
+    #[arg(long, value_name = "ROM")]
+    pub rom: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -97,6 +106,12 @@ pub struct DotArgs {
     /// Draw only the hot subgraph H90 instead of the whole graph.
     #[arg(long)]
     pub hot_only: bool,
+    #[command(flatten)]
+    pub symbols: SymbolArgs,
+    /// The ROM the record was made from: its size places labels of a
+    /// 16 KiB program, and label files beside it are read.
+    #[arg(long, value_name = "ROM")]
+    pub rom: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -119,6 +134,36 @@ pub fn run(args: CfgArgs) -> anyhow::Result<ExitCode> {
 
 fn read_record(path: &Path) -> anyhow::Result<CfgFile> {
     CfgFile::read(path).map_err(|e| BadInput(e.to_string()).into())
+}
+
+/// The symbols for a record: `--rom` gives the PRG size and the place to
+/// look for label files. Without it the program is taken for a 32 KiB one
+/// (banked code addresses carry their PRG offset, so only a 16 KiB
+/// program, whose $C000 mirrors $8000, needs it).
+fn record_symbols(
+    args: &SymbolArgs,
+    rom: Option<&Path>,
+    record: &CfgFile,
+) -> anyhow::Result<Option<profiler::symbols::Symbols>> {
+    const UNBANKED_PRG: usize = 0x8000;
+    let prg_len = match rom {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| crate::atomic::say(path, e))?;
+            if format!("{:016x}", emu::hash::fnv1a64(&bytes)) != record.rom_hash {
+                eprintln!(
+                    "warning: {} is not the ROM the record was made from ({})",
+                    path.display(),
+                    record.rom_name
+                );
+            }
+            emu::Cartridge::from_bytes(&bytes)
+                .map_err(|p| BadInput(format!("{}: {p}", path.display())))?
+                .prg_rom
+                .len()
+        }
+        None => UNBANKED_PRG,
+    };
+    symbol_files::load(args, rom, prg_len)
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -157,6 +202,11 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
+    let symbols = symbol_files::load(
+        &args.symbols,
+        Some(&args.rom),
+        nes.cartridge().prg_rom.len(),
+    )?;
     let truth = profiler::truth::build(&counts);
     let h90 = gfc::h90(&truth);
     let disasm = profiler::report::disassemble(&truth, &counts, &nes);
@@ -171,7 +221,13 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     crate::atomic::write_or_say(&args.out, record.to_ron())?;
     if let Some(path) = &args.dot {
         let title = format!("{rom_name}: exact CFG, {} frames", record.frames);
-        let text = profiler::dot::render(&record.cfg, Some(&h90), &record.disasm, &title);
+        let text = profiler::dot::render(
+            &record.cfg,
+            Some(&h90),
+            &record.disasm,
+            &title,
+            symbols.as_ref(),
+        );
         crate::atomic::write_or_say(path, text)?;
     }
     emit(&format!(
@@ -209,6 +265,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             args.samples.display()
         );
     }
+    let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
     // A bad --out is refused before the replay.
     let outputs = args.out.as_deref().map(OutputSet::new).transpose()?;
     let builder = profiler::session::replay_batches(&stream.batches, args.builder, args.config);
@@ -239,7 +296,13 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
                 args.builder.to_string()
             }
         );
-        let dot = profiler::dot::render(hot, Some(&hot_truth.h90), &truth.disasm, &title);
+        let dot = profiler::dot::render(
+            hot,
+            Some(&hot_truth.h90),
+            &truth.disasm,
+            &title,
+            symbols.as_ref(),
+        );
         outputs.write("hot_cfg.dot", dot)?;
         outputs.commit()?;
     }
@@ -249,15 +312,28 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
 
 fn dot(args: DotArgs) -> anyhow::Result<ExitCode> {
     let record = read_record(&args.cfg)?;
+    let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &record)?;
     let h90 = gfc::h90(&record.cfg);
     let title = format!(
         "{}: {} CFG, {} frames",
         record.rom_name, record.kind, record.frames
     );
     let text = if args.hot_only {
-        profiler::dot::render(&h90, Some(&h90), &record.disasm, &format!("{title} (H90)"))
+        profiler::dot::render(
+            &h90,
+            Some(&h90),
+            &record.disasm,
+            &format!("{title} (H90)"),
+            symbols.as_ref(),
+        )
     } else {
-        profiler::dot::render(&record.cfg, Some(&h90), &record.disasm, &title)
+        profiler::dot::render(
+            &record.cfg,
+            Some(&h90),
+            &record.disasm,
+            &title,
+            symbols.as_ref(),
+        )
     };
     match &args.out {
         Some(path) => crate::atomic::write_or_say(path, text)?,

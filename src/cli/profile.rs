@@ -21,6 +21,7 @@ use crate::open::open;
 use crate::options;
 use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
+use crate::symbol_files::{self, SymbolArgs};
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
@@ -78,6 +79,8 @@ pub struct ProfileArgs {
     /// Output directory (default: results/profile-<rom>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub symbols: SymbolArgs,
 }
 
 /// Hot blocks listed in report.txt and in report.html.
@@ -94,6 +97,11 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
+    let symbols = symbol_files::load(
+        &args.symbols,
+        Some(&args.rom),
+        nes.cartridge().prg_rom.len(),
+    )?;
     let frames = match (args.frames, args.minutes) {
         (Some(f), _) => f,
         (None, Some(m)) => minutes_to_frames(m),
@@ -184,6 +192,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         Some(h90),
         &hot_disasm,
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
+        symbols.as_ref(),
     );
     outputs.write("hot_cfg.dot", &dot)?;
     let header = StreamHeader {
@@ -276,8 +285,22 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if result.dropped_batches > 0 {
         let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
-    let name = |code: u32| emu::code_addr::label(code);
+    let name = symbol_files::block_namer(symbols.as_ref());
     let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.batches, &name);
+    // Functions: the blocks under one global label (with symbols only).
+    let functions = symbols.as_ref().map(|s| {
+        profiler::hot_blocks::group_rows(&blocks, &|entry| match s.lookup_global(entry) {
+            Some(hit) => hit.name.to_string(),
+            None => emu::code_addr::label(entry),
+        })
+    });
+    if let Some(functions) = &functions {
+        let _ = writeln!(
+            report,
+            "\nhottest functions (share of executed / of sampled instructions)"
+        );
+        report += &profiler::hot_blocks::text(functions, "function", REPORT_ROWS);
+    }
     let _ = writeln!(
         report,
         "\nhottest blocks (share of executed / of sampled instructions)"
@@ -295,7 +318,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             "nesprof's built-in layout (Graphviz's dot was not found)",
         ),
     };
-    let summary = report.split("\nhottest blocks").next().unwrap_or_default();
+    let summary = report.split("\nhottest ").next().unwrap_or_default();
     let page = profiler::html::render(&profiler::html::Page {
         rom: &rom_name,
         metric_line: &metric_line,
@@ -304,7 +327,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         cfg_layout,
         flame_svg: None,
         blocks: &blocks,
-        functions: None,
+        functions: functions.as_deref(),
         limit: HTML_ROWS,
     });
     outputs.write("report.html", page)?;
