@@ -77,6 +77,17 @@ windowSize x recurrentThreshold
   The last line on stdout: workloads=N configs=N skipped=N failed=N best=#ID \
 best_mean_similarity=F thesis_best_mean_similarity=F wall_s=F
 
+SWEEPS ACROSS MACHINES
+  --shard I/N        runs only the I-th of N contiguous slices of the (workload x \
+configuration) units, in workload order (each shard emulates the workloads it has a \
+configuration of), and writes shard-I-of-N.ron into --out (shards may share one \
+directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F
+  sweep merge DIR... --out D
+                     combines all N shard files into the outputs above, byte for byte \
+those of a single run (only timing.txt and wall_s, wall times, differ); a missing or \
+repeated shard, or shards of different sweeps, exit 2. A ROM file named merge: give it \
+as ./merge. See `nesprof sweep merge --help`.
+
 REGRESSION SNAPSHOTS
   --bless re-records tests/snapshots/ (the truth's H90 and the hot CFG at the thesis' \
 best configuration for each bundled workload, 1 emulated minute each) and runs nothing \
@@ -135,7 +146,8 @@ pub struct SweepArgs {
     pub engine: Engine,
     /// Run only shard I of N (1 <= I <= N) of the (workload x configuration)
     /// work and write its raw results to --out as shard-I-of-N.ron; combine
-    /// the N shards with `nesprof sweep merge`. See SWEEPS ACROSS MACHINES.
+    /// the N shards with `nesprof sweep merge`. See SWEEPS ACROSS MACHINES in
+    /// --help.
     #[arg(long, value_name = "I/N", value_parser = shard_value)]
     pub shard: Option<Shard>,
     /// Re-record the regression snapshots in tests/snapshots/ and exit.
