@@ -54,8 +54,8 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// Digits (and the points between them) replaced by `#`, runs of spaces
-/// (padding to the numbers' widths) by one.
+/// Digits (and the points between them) replaced by `#`, spaces (padding
+/// to the numbers' widths) removed.
 fn mask_numbers(s: &str) -> String {
     let mut out = String::new();
     let mut in_number = false;
@@ -70,7 +70,7 @@ fn mask_numbers(s: &str) -> String {
             out.push(c);
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    out.split_whitespace().collect()
 }
 
 /// The stdout with the last line's `wall_s=` value masked.
