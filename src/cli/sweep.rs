@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 use emu::nes::Engine;
 use emu::sampling::Spacing;
 use gfc::{GfcParams, THESIS_BEST};
@@ -22,6 +22,7 @@ use crate::options;
 use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
 use crate::sweep::run::{self, Observer, WorkloadError};
+use crate::sweep::shard::{self, Shard};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
 
 pub const LONG_ABOUT: &str = "\
@@ -76,6 +77,17 @@ windowSize x recurrentThreshold
   The last line on stdout: workloads=N configs=N skipped=N failed=N best=#ID \
 best_mean_similarity=F thesis_best_mean_similarity=F wall_s=F
 
+SWEEPS ACROSS MACHINES
+  --shard I/N        runs only the I-th of N contiguous slices of the (workload x \
+configuration) units, in workload order (each shard emulates the workloads it has a \
+configuration of), and writes shard-I-of-N.ron into --out (shards may share one \
+directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F
+  sweep merge DIR... --out D
+                     combines all N shard files into the outputs above, byte for byte \
+those of a single run (only timing.txt and wall_s, wall times, differ); a missing or \
+repeated shard, or shards of different sweeps, exit 2. A ROM file named merge: give it \
+as ./merge. See `nesprof sweep merge --help`.
+
 REGRESSION SNAPSHOTS
   --bless re-records tests/snapshots/ (the truth's H90 and the hot CFG at the thesis' \
 best configuration for each bundled workload, 1 emulated minute each) and runs nothing \
@@ -83,7 +95,10 @@ else; the test `cargo test --release --test sweep_snapshots` compares them, and 
 NESPROF_BLESS=1 makes that test re-record instead.";
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
     /// Sweep this one ROM instead of the bundled workloads.
     #[arg(conflicts_with = "workloads")]
     pub rom: Option<PathBuf>,
@@ -129,12 +144,55 @@ pub struct SweepArgs {
     /// CPU engine for the emulations.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
     pub engine: Engine,
+    /// Run only shard I of N (1 <= I <= N) of the (workload x configuration)
+    /// work and write its raw results to --out as shard-I-of-N.ron; combine
+    /// the N shards with `nesprof sweep merge`. See SWEEPS ACROSS MACHINES in
+    /// --help.
+    #[arg(long, value_name = "I/N", value_parser = shard_value)]
+    pub shard: Option<Shard>,
     /// Re-record the regression snapshots in tests/snapshots/ and exit.
-    #[arg(long, conflicts_with_all = ["rom", "workloads", "only", "minutes"])]
+    #[arg(long, conflicts_with_all = ["rom", "workloads", "only", "minutes", "shard"])]
     pub bless: bool,
 }
 
+fn shard_value(text: &str) -> Result<Shard, String> {
+    Shard::parse(text)
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SweepCommand {
+    /// Combine the outputs of `sweep --shard I/N` runs into the tables, CSV
+    /// and plots of one sweep (byte for byte those of a single run).
+    #[command(long_about = MERGE_ABOUT)]
+    Merge(MergeArgs),
+}
+
+pub const MERGE_ABOUT: &str = "\
+Combines the shard files of `nesprof sweep --shard I/N` (shard-I-of-N.ron) into the outputs \
+of one sweep: tables.md (also printed), sweep.csv, workloads.csv, the plots and cfg/ records, \
+byte for byte what a single `nesprof sweep` with the same arguments writes. Only timing.txt \
+(its first line: the longest shard's and the summed wall time) and the last line's wall_s \
+(the longest shard's) speak of wall time, which is not a result.
+
+Refused, exit 2: a missing shard (all N must be given), a shard given twice, shards of \
+different sweeps (workload list, ROM or movie contents, lengths, sampler settings, \
+configurations or nesprof version differ), or shards that disagree on a workload both emulated.";
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard output directories (every shard-I-of-N.ron in each), or shard
+    /// files.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    if let Some(SweepCommand::Merge(m)) = args.command {
+        return merge(m);
+    }
     let threads = args.jobs.unwrap_or_else(run::default_threads);
     if args.bless {
         return bless(threads);
@@ -151,9 +209,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     // Checked before the (minutes-long) run, and a bad --out is a bad
     // argument: exit 2. Every output is staged and the set committed at
     // the end, so an interrupted run leaves the previous outputs as they were.
-    let mut outputs = OutputSet::new(&args.out)?;
+    let outputs = OutputSet::new(&args.out)?;
 
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
+    if let Some(shard) = args.shard {
+        return run_shard(&args, shard, &list, &settings, &configs, threads);
+    }
     eprintln!(
         "sweep: {} workload(s) x {} configurations and the trace builder on {threads} thread(s); sampler X = {} ms ({}), N = {}",
         list.len(),
@@ -162,11 +223,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         args.spacing,
         args.batch
     );
-    let bars = Bars::new(list.len(), configs.len());
+    let bars = Bars::new(&vec![configs.len(); list.len()]);
     let outcome = run::sweep(&list, &configs, args.minutes, &settings, threads, &bars);
     bars.finish();
     crate::signals::check()?;
+    let header = format!(
+        "sweep wall time {:.1} s on {threads} thread(s)",
+        secs(outcome.wall)
+    );
+    publish(outputs, &args.out, &outcome, configs.len(), &header)
+}
 
+/// Writes a finished sweep's outputs (tables, CSV, plots, CFG records,
+/// timing) and prints its tables and last line: the same for a single run
+/// and for merged shards. `timing_header` is `timing.txt`'s first line.
+fn publish(
+    mut outputs: OutputSet,
+    out: &Path,
+    outcome: &run::SweepOutcome,
+    configs: usize,
+    timing_header: &str,
+) -> anyhow::Result<ExitCode> {
     for m in &outcome.skipped {
         eprintln!("skipped: {m}");
     }
@@ -196,7 +273,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         outputs.write(&name, svg)?;
         svgs.push(name);
     }
-    let timing = timing(&outcome, threads);
+    let timing = timing(outcome, timing_header);
     outputs.write("timing.txt", &timing)?;
     outputs.commit()?;
 
@@ -207,7 +284,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     eprint!("{timing}");
     eprintln!(
         "wrote {}: tables.md sweep.csv workloads.csv timing.txt {} cfg/",
-        args.out.display(),
+        out.display(),
         svgs.join(" ")
     );
 
@@ -220,7 +297,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     emit(&format!(
         "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}",
         results.len(),
-        configs.len(),
+        configs,
         outcome.skipped.len(),
         outcome.failed.len(),
         ranked.first().and_then(|m| m.params.id()).unwrap_or(0),
@@ -234,15 +311,108 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         busy.map_or(0.0, |g| g.3[1]),
         busy.map_or(0.0, |g| g.3[2]),
     ));
-    if !outcome.failed.is_empty() {
+    failed_exit(&outcome.failed)
+}
+
+/// Exit 2 when any workload failed (after the outputs are written).
+fn failed_exit(failed: &[String]) -> anyhow::Result<ExitCode> {
+    if !failed.is_empty() {
         return Err(BadInput(format!(
             "{} workload(s) failed:\n{}",
-            outcome.failed.len(),
-            outcome.failed.join("\n")
+            failed.len(),
+            failed.join("\n")
         ))
         .into());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--shard I/N`: runs this shard's slice of the units and writes
+/// `shard-I-of-N.ron` into --out (directly, not as an output set, so that
+/// the shards of one sweep can share a directory).
+fn run_shard(
+    args: &SweepArgs,
+    shard: Shard,
+    list: &[Workload],
+    settings: &ProfileSettings,
+    configs: &[GfcParams],
+    threads: usize,
+) -> anyhow::Result<ExitCode> {
+    let path = args.out.join(shard.file_name());
+    crate::atomic::check(&path)?;
+    let identity = shard::identity(list, args.minutes, settings, configs);
+    let slices = shard.slices(list.len(), configs.len());
+    let units = shard.units(list.len() * configs.len());
+    let workloads = slices.iter().filter(|s| !s.is_empty()).count();
+    eprintln!(
+        "sweep shard {shard}: units {}..{} of {} ({} configuration replay(s) of {workloads} workload(s)) on {threads} thread(s); sampler X = {} ms ({}), N = {}",
+        units.start,
+        units.end,
+        list.len() * configs.len(),
+        units.len(),
+        args.interval_ms,
+        args.spacing,
+        args.batch
+    );
+    let per_workload: Vec<usize> = slices.iter().map(|s| s.len()).collect();
+    let bars = Bars::new(&per_workload);
+    let outcome = run::sweep_slice(
+        list,
+        configs,
+        &slices,
+        args.minutes,
+        settings,
+        threads,
+        &bars,
+    );
+    bars.finish();
+    crate::signals::check()?;
+    for m in &outcome.skipped {
+        eprintln!("skipped: {m}");
+    }
+    for m in &outcome.failed {
+        eprintln!("failed: {m}");
+    }
+    let file = shard::shard_file(shard, identity, &outcome, threads);
+    crate::atomic::write_or_say(&path, file.to_ron())?;
+    eprintln!(
+        "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
+        path.display(),
+        shard.count
+    );
+    emit(&format!(
+        "shard={shard} units={} workloads={} skipped={} failed={} wall_s={:.1}",
+        units.len(),
+        outcome.results.len(),
+        outcome.skipped.len(),
+        outcome.failed.len(),
+        outcome.wall.as_secs_f64()
+    ));
+    failed_exit(&outcome.failed)
+}
+
+/// `sweep merge DIR...`: the shards' results as one sweep's outputs.
+fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::install();
+    let outputs = OutputSet::new(&args.out)?;
+    let files = shard::read_all(&args.dirs).map_err(BadInput)?;
+    let merged = shard::merge(&files).map_err(BadInput)?;
+    eprintln!(
+        "sweep merge: {} shard(s), {} workload(s) x {} configurations",
+        merged.shards,
+        merged.outcome.results.len() + merged.outcome.skipped.len() + merged.outcome.failed.len(),
+        merged.configs
+    );
+    // Not the single run's first line: wall times of separate machines do
+    // not add up to one run's.
+    let header = format!(
+        "merged from {} shard(s): wall time {:.1} s for the longest shard, {:.1} s summed, on {} thread(s) in all",
+        merged.shards,
+        secs(merged.outcome.wall),
+        secs(merged.total_wall),
+        merged.threads
+    );
+    publish(outputs, &args.out, &merged.outcome, merged.configs, &header)
 }
 
 /// The workloads the arguments ask for.
@@ -285,14 +455,11 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-/// Wall times: emulation per workload, replay per configuration.
-fn timing(outcome: &run::SweepOutcome, threads: usize) -> String {
+/// Wall times: `header`, then emulation per workload and replay per
+/// configuration.
+fn timing(outcome: &run::SweepOutcome, header: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "sweep wall time {:.1} s on {threads} thread(s)",
-        secs(outcome.wall)
-    );
+    let _ = writeln!(out, "{header}");
     for r in &outcome.results {
         let replays: Vec<f64> = r.configs.iter().map(|c| secs(c.replay) * 1e3).collect();
         let sum: f64 = replays.iter().sum();
@@ -346,12 +513,13 @@ struct Bars {
     emulations: Mutex<HashMap<usize, ProgressBar>>,
     replays: ProgressBar,
     /// Replays per workload, taken off the total when one cannot run.
-    per_workload: u64,
+    per_workload: Vec<u64>,
 }
 
 impl Bars {
-    fn new(workloads: usize, configs: usize) -> Self {
-        let total_replays = workloads * configs;
+    /// Bars for `per_workload[i]` replays of workload `i`.
+    fn new(per_workload: &[usize]) -> Self {
+        let total_replays: usize = per_workload.iter().sum();
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let replays = multi.add(ProgressBar::new(total_replays as u64));
         replays.set_style(
@@ -366,7 +534,7 @@ impl Bars {
             multi,
             emulations: Mutex::new(HashMap::new()),
             replays,
-            per_workload: configs as u64,
+            per_workload: per_workload.iter().map(|&n| n as u64).collect(),
         }
     }
 
@@ -410,13 +578,13 @@ impl Observer for Bars {
         }
     }
 
-    fn problem(&self, _index: usize, _error: &WorkloadError) {
+    fn problem(&self, index: usize, _error: &WorkloadError) {
         // Reported after the run (a hidden draw target would drop a println).
         self.replays.set_length(
             self.replays
                 .length()
                 .unwrap_or(0)
-                .saturating_sub(self.per_workload),
+                .saturating_sub(self.per_workload.get(index).copied().unwrap_or(0)),
         );
     }
 

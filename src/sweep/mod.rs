@@ -6,11 +6,13 @@
 //!
 //! One concept per file: `workloads` (the RON workload list), `run` (emulation
 //! and the parallel replay), `tables` (the thesis' tables 3/4 and our
-//! summaries), `csv`, `plots` (SVG), `snapshots` (the CFG regression tests).
+//! summaries), `csv`, `plots` (SVG), `snapshots` (the CFG regression tests),
+//! `shard` (a sweep split across machines, and the merge of its parts).
 
 pub mod csv;
 pub mod plots;
 pub mod run;
+pub mod shard;
 pub mod snapshots;
 pub mod tables;
 pub mod workloads;

@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -260,7 +261,8 @@ pub struct WorkloadResult {
     /// the idle loop dominates.
     pub top_edge_pct: f64,
     pub emulate_wall: Duration,
-    /// The 144 configurations, in id order.
+    /// The 144 configurations, in id order (a shard's slice of them, see
+    /// [`sweep_slice`]).
     pub configs: Vec<ConfigResult>,
     /// The trace builder on the same stream.
     pub trace: BuilderResult,
@@ -285,7 +287,7 @@ impl WorkloadResult {
         gfc::metrics::sampled_pct(self.sampled_instructions, self.executed_instructions)
     }
 
-    fn new(e: &Emulated, configs: Vec<ConfigResult>) -> Self {
+    pub(crate) fn new(e: &Emulated, configs: Vec<ConfigResult>) -> Self {
         let total = e.truth.total_transitions();
         let top = e.truth.edges().iter().map(|x| x.count).max().unwrap_or(0);
         WorkloadResult {
@@ -323,6 +325,10 @@ pub struct SweepOutcome {
     pub skipped: Vec<String>,
     /// Workloads that failed for another reason.
     pub failed: Vec<String>,
+    /// The workload-list index of each of `results` (a shard records them).
+    pub ran: Vec<usize>,
+    /// Every skipped or failed workload by index, in index order.
+    pub problems: Vec<(usize, WorkloadError)>,
     pub wall: Duration,
 }
 
@@ -352,7 +358,10 @@ enum Job {
 struct Active {
     index: usize,
     data: Arc<Emulated>,
+    /// The next slot of `configs` to replay, and the end of its slice.
     next_id: usize,
+    end: usize,
+    /// Results by slot minus the slice's start.
     results: Vec<Option<ConfigResult>>,
     done: usize,
 }
@@ -369,16 +378,24 @@ struct Queue {
 }
 
 impl Queue {
-    fn next_job(&mut self, workloads: usize, configs: &[GfcParams]) -> Option<Job> {
-        if let Some(a) = self.active.iter_mut().find(|a| a.next_id < configs.len()) {
+    /// The next job; `emulate(i)` says whether workload `i` is to run at all.
+    fn next_job(
+        &mut self,
+        workloads: usize,
+        configs: &[GfcParams],
+        emulate: impl Fn(usize) -> bool,
+    ) -> Option<Job> {
+        if let Some(a) = self.active.iter_mut().find(|a| a.next_id < a.end) {
             let id = a.next_id;
             a.next_id += 1;
             return Some(Job::Replay(Arc::clone(&a.data), a.index, configs[id]));
         }
-        if self.next_workload < workloads {
+        while self.next_workload < workloads {
             self.next_workload += 1;
-            self.emulating += 1;
-            return Some(Job::Emulate(self.next_workload - 1));
+            if emulate(self.next_workload - 1) {
+                self.emulating += 1;
+                return Some(Job::Emulate(self.next_workload - 1));
+            }
         }
         None
     }
@@ -388,16 +405,17 @@ impl Queue {
         self.emulating > 0
     }
 
-    fn store(&mut self, index: usize, slot: usize, result: ConfigResult, total: usize) {
+    fn store(&mut self, index: usize, slot: usize, result: ConfigResult) {
         let pos = self
             .active
             .iter()
             .position(|a| a.index == index)
             .expect("replayed workload is active");
         let a = &mut self.active[pos];
-        a.results[slot] = Some(result);
+        let start = a.end - a.results.len();
+        a.results[slot - start] = Some(result);
         a.done += 1;
-        if a.done == total {
+        if a.done == a.results.len() {
             let a = self.active.swap_remove(pos);
             let configs = a
                 .results
@@ -420,7 +438,29 @@ pub fn sweep(
     threads: usize,
     observer: &dyn Observer,
 ) -> SweepOutcome {
+    let all = vec![0..configs.len(); workloads.len()];
+    sweep_slice(
+        workloads, configs, &all, minutes, settings, threads, observer,
+    )
+}
+
+/// [`sweep`] restricted to a slice of the work (a shard, see
+/// `super::shard`): workload `i` replays only the configuration slots
+/// `slices[i]`, and a workload with an empty slice is not emulated at all
+/// (unless `configs` itself is empty: then every workload is emulated, for
+/// its truth and trace-builder results). Each result's `configs` holds its
+/// slice, in id order.
+pub fn sweep_slice(
+    workloads: &[Workload],
+    configs: &[GfcParams],
+    slices: &[Range<usize>],
+    minutes: Option<f64>,
+    settings: &ProfileSettings,
+    threads: usize,
+    observer: &dyn Observer,
+) -> SweepOutcome {
     let start = Instant::now();
+    let runs = |i: usize| configs.is_empty() || slices.get(i).is_some_and(|s| !s.is_empty());
     let queue = Mutex::new(Queue::default());
     let slot_of = |p: GfcParams| configs.iter().position(|&c| c == p).expect("listed config");
     // Signalled whenever an emulation ends: its replays are new jobs (or,
@@ -433,7 +473,7 @@ pub fn sweep(
             if crate::signals::stop_requested() {
                 return None;
             }
-            if let Some(job) = q.next_job(workloads.len(), configs) {
+            if let Some(job) = q.next_job(workloads.len(), configs, runs) {
                 return Some(job);
             }
             if !q.more_may_come() {
@@ -449,12 +489,10 @@ pub fn sweep(
                     let result = replay_config(&data, params);
                     drop(data);
                     observer.replayed();
-                    queue.lock().expect("queue lock").store(
-                        index,
-                        slot_of(params),
-                        result,
-                        configs.len(),
-                    );
+                    queue
+                        .lock()
+                        .expect("queue lock")
+                        .store(index, slot_of(params), result);
                 }
                 Job::Emulate(index) => {
                     let w = &workloads[index];
@@ -485,13 +523,17 @@ pub fn sweep(
                             q.finished
                                 .insert(index, WorkloadResult::new(&e, Vec::new()));
                         }
-                        Ok(e) => q.active.push(Active {
-                            index,
-                            data: Arc::new(e),
-                            next_id: 0,
-                            results: vec![None; configs.len()],
-                            done: 0,
-                        }),
+                        Ok(e) => {
+                            let slice = slices[index].clone();
+                            q.active.push(Active {
+                                index,
+                                data: Arc::new(e),
+                                next_id: slice.start,
+                                end: slice.end,
+                                results: vec![None; slice.len()],
+                                done: 0,
+                            })
+                        }
                         Err(err) => {
                             observer.problem(index, &err);
                             q.problems.insert(index, err);
@@ -510,16 +552,18 @@ pub fn sweep(
     });
     let q = queue.into_inner().expect("queue lock");
     let (mut skipped, mut failed) = (Vec::new(), Vec::new());
-    for (_, e) in q.problems {
-        match e {
+    for e in q.problems.values() {
+        match e.clone() {
             WorkloadError::MissingRom(m) => skipped.push(m),
             WorkloadError::Bad(m) => failed.push(m),
         }
     }
     SweepOutcome {
+        ran: q.finished.keys().copied().collect(),
         results: q.finished.into_values().collect(),
         skipped,
         failed,
+        problems: q.problems.into_iter().collect(),
         wall: start.elapsed(),
     }
 }

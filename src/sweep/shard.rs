@@ -1,0 +1,819 @@
+//! Sweeps across machines (issue 25): `sweep --shard I/N` runs one slice of
+//! the work and records its raw results in `shard-I-of-N.ron`; `sweep merge`
+//! reads the N files back, checks that they are one whole sweep, and rebuilds
+//! the [`SweepOutcome`] a single run would have had, from which the usual
+//! tables, CSV and plots are written.
+//!
+//! The unit of work is one (workload, configuration) pair, numbered
+//! workload-major: unit `w * C + c` is configuration slot `c` of workload
+//! `w`, for `C` configurations (144). Shard I of N takes the contiguous run
+//! of units `[(I-1)·U/N, I·U/N)` (U units, integer division), not a
+//! round-robin pick: every shard gets the same number of replays (±1), and
+//! since a shard must emulate each workload it has a configuration of, a
+//! contiguous slice emulates at most W + N − 1 workloads in all (each shard
+//! boundary splits at most one workload), where round-robin would emulate
+//! every workload on every shard.
+//!
+//! Results are a pure function of the workload, its ROM and movie, and the
+//! sampler settings (the emulated-time trigger with a fixed seed), so a
+//! workload emulated by two shards gives the same truth; merge checks that
+//! (frame hash, counts, trace-builder metrics) as well as the sweep's
+//! identity (ROM and movie hashes, lengths, settings, configurations,
+//! builders, nesprof version) so that shards of different sweeps or builds
+//! are refused rather than mixed. Wall times are recorded but are not part
+//! of any result: only `timing.txt` and the `wall_s=` field show them.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gfc::{BuilderKind, GfcParams, Metrics};
+use profiler::cfg_file::CfgFile;
+use profiler::session::ProfileSettings;
+use serde::{Deserialize, Serialize};
+
+use super::run::{BuilderResult, ConfigResult, SweepOutcome, WorkloadError, WorkloadResult};
+use super::workloads::Workload;
+
+/// Version of [`ShardFile`]'s shape; bumped on incompatible changes.
+pub const SHARD_FORMAT: u32 = 1;
+
+/// The largest N: far more machines than anyone has, small enough that a
+/// typo like `--shard 1/80000000` is refused rather than run.
+pub const MAX_SHARDS: usize = 100_000;
+
+/// The largest shard file read: 1 GiB (each ran workload carries three CFG
+/// records, each at most [`profiler::cfg_file::MAX_FILE`] in principle, but
+/// real ones are a few hundred KiB).
+const MAX_SHARD_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 1 << 30,
+    what: "shard files (1 GiB)",
+};
+
+/// Shard `index` (1-based) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N` with 1 <= I <= N <= [`MAX_SHARDS`].
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("must be I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 3/8");
+        let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let (index, count) = match (i.trim().parse::<usize>(), n.trim().parse::<usize>()) {
+            (Ok(i), Ok(n)) => (i, n),
+            _ => return Err(bad()),
+        };
+        if index == 0 || index > count || count > MAX_SHARDS {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The file a shard writes into its output directory.
+    pub fn file_name(&self) -> String {
+        format!("shard-{}-of-{}.ron", self.index, self.count)
+    }
+
+    /// This shard's units among `total`: a contiguous run, the runs of
+    /// shards 1..=N tiling `0..total` in order.
+    pub fn units(&self, total: usize) -> Range<usize> {
+        // u128: total * index cannot overflow.
+        let at = |k: usize| (total as u128 * k as u128 / self.count as u128) as usize;
+        at(self.index - 1)..at(self.index)
+    }
+
+    /// Per workload, the configuration slots this shard replays (empty for
+    /// a workload it has no unit of).
+    pub fn slices(&self, workloads: usize, configs: usize) -> Vec<Range<usize>> {
+        let units = self.units(workloads * configs);
+        (0..workloads)
+            .map(|w| {
+                let (first, end) = (w * configs, (w + 1) * configs);
+                let start = units.start.clamp(first, end) - first;
+                let stop = units.end.clamp(first, end) - first;
+                start..stop.max(start)
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// What makes two shards parts of one sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepIdentity {
+    /// The nesprof version that ran it.
+    pub nesprof: String,
+    pub workloads: Vec<WorkloadIdentity>,
+    /// `--minutes`, if given.
+    pub minutes: Option<f64>,
+    pub interval_ms: f64,
+    pub batch: usize,
+    pub spacing: String,
+    pub trigger: String,
+    pub seed: u64,
+    pub engine: String,
+    /// The builders each workload is scored with.
+    pub builders: Vec<String>,
+    /// The configurations, in slot order.
+    pub configs: Vec<GfcParams>,
+}
+
+/// One workload of the list, by content rather than by path (paths differ
+/// from machine to machine).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadIdentity {
+    pub name: String,
+    pub rom_file: String,
+    /// FNV-1a 64 of the ROM file, hex; `missing` or `unreadable` if so on
+    /// the machine that wrote the shard.
+    pub rom_hash: String,
+    pub movie_hash: Option<String>,
+    pub minutes: Option<f64>,
+    pub ignore_rom_mismatch: bool,
+}
+
+/// The whole content of `shard-I-of-N.ron`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShardFile {
+    pub format: u32,
+    pub shard: Shard,
+    pub sweep: SweepIdentity,
+    /// The units this shard ran (see the module comment).
+    pub units: Range<usize>,
+    /// Each workload this shard had a unit of, in list order.
+    pub workloads: Vec<ShardWorkload>,
+    /// Wall time and worker threads (not part of the results).
+    pub wall: Duration,
+    pub threads: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShardWorkload {
+    /// Index in the workload list.
+    pub index: usize,
+    pub name: String,
+    pub outcome: ShardOutcome,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ShardOutcome {
+    Ran(Box<RanWorkload>),
+    /// The ROM is missing (a skip in a single run).
+    Skipped(String),
+    Failed(String),
+}
+
+/// [`WorkloadResult`] as stored: its configurations are this shard's slice.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RanWorkload {
+    pub rom: String,
+    pub frames: u64,
+    pub frame_hash: u64,
+    pub executed_instructions: u64,
+    pub sampled_instructions: u64,
+    pub batches: usize,
+    pub truth_blocks: usize,
+    pub truth_edges: usize,
+    pub edges_h90: usize,
+    pub edges_h99: usize,
+    pub top_edge_pct: f64,
+    pub emulate_wall: Duration,
+    pub configs: Vec<StoredConfig>,
+    pub trace: StoredBuilder,
+    pub h90_record: CfgFile,
+    pub best_record: CfgFile,
+    pub trace_record: CfgFile,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredConfig {
+    pub params: GfcParams,
+    pub bins: usize,
+    pub metrics: Metrics,
+    pub replay: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredBuilder {
+    /// [`BuilderKind::name`].
+    pub builder: String,
+    pub metrics: Metrics,
+    pub profile_edges: usize,
+    pub replay: Duration,
+}
+
+/// FNV-1a 64 of a file, hex, or why there is none.
+fn file_hash(path: &Path) -> String {
+    const LIMIT: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+        bytes: 64 << 20,
+        what: "hashed workload files",
+    };
+    if !path.exists() {
+        return "missing".into();
+    }
+    match emu::input_file::read_limited(path, LIMIT) {
+        Ok(bytes) => format!("{:016x}", emu::hash::fnv1a64(&bytes)),
+        Err(_) => "unreadable".into(),
+    }
+}
+
+/// The identity of a sweep of `list` with these settings.
+pub fn identity(
+    list: &[Workload],
+    minutes: Option<f64>,
+    settings: &ProfileSettings,
+    configs: &[GfcParams],
+) -> SweepIdentity {
+    SweepIdentity {
+        nesprof: env!("CARGO_PKG_VERSION").into(),
+        workloads: list
+            .iter()
+            .map(|w| WorkloadIdentity {
+                name: w.name.clone(),
+                rom_file: w
+                    .rom
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                rom_hash: file_hash(&w.rom),
+                movie_hash: w.movie.as_deref().map(file_hash),
+                minutes: w.minutes,
+                ignore_rom_mismatch: w.ignore_rom_mismatch,
+            })
+            .collect(),
+        minutes,
+        interval_ms: settings.interval_ms,
+        batch: settings.batch_len,
+        spacing: settings.spacing.name().into(),
+        trigger: settings.trigger.name().into(),
+        seed: settings.seed,
+        engine: settings.engine.name().into(),
+        builders: [BuilderKind::Gfc, BuilderKind::Trace]
+            .iter()
+            .map(|b| b.name().to_string())
+            .collect(),
+        configs: configs.to_vec(),
+    }
+}
+
+/// The shard file of a finished [`super::run::sweep_slice`] run.
+pub fn shard_file(
+    shard: Shard,
+    sweep: SweepIdentity,
+    outcome: &SweepOutcome,
+    threads: usize,
+) -> ShardFile {
+    let total = sweep.workloads.len() * sweep.configs.len();
+    let mut workloads: Vec<ShardWorkload> = Vec::new();
+    for (&index, r) in outcome.ran.iter().zip(&outcome.results) {
+        workloads.push(ShardWorkload {
+            index,
+            name: r.name.clone(),
+            outcome: ShardOutcome::Ran(Box::new(stored(r))),
+        });
+    }
+    for (index, e) in &outcome.problems {
+        workloads.push(ShardWorkload {
+            index: *index,
+            name: sweep.workloads[*index].name.clone(),
+            outcome: match e {
+                WorkloadError::MissingRom(m) => ShardOutcome::Skipped(m.clone()),
+                WorkloadError::Bad(m) => ShardOutcome::Failed(m.clone()),
+            },
+        });
+    }
+    workloads.sort_by_key(|w| w.index);
+    ShardFile {
+        format: SHARD_FORMAT,
+        shard,
+        units: shard.units(total),
+        sweep,
+        workloads,
+        wall: outcome.wall,
+        threads,
+    }
+}
+
+fn stored(r: &WorkloadResult) -> RanWorkload {
+    RanWorkload {
+        rom: r.rom.clone(),
+        frames: r.frames,
+        frame_hash: r.frame_hash,
+        executed_instructions: r.executed_instructions,
+        sampled_instructions: r.sampled_instructions,
+        batches: r.batches,
+        truth_blocks: r.truth_blocks,
+        truth_edges: r.truth_edges,
+        edges_h90: r.edges_h90,
+        edges_h99: r.edges_h99,
+        top_edge_pct: r.top_edge_pct,
+        emulate_wall: r.emulate_wall,
+        configs: r
+            .configs
+            .iter()
+            .map(|c| StoredConfig {
+                params: c.params,
+                bins: c.bins,
+                metrics: c.metrics,
+                replay: c.replay,
+            })
+            .collect(),
+        trace: StoredBuilder {
+            builder: r.trace.builder.name().into(),
+            metrics: r.trace.metrics,
+            profile_edges: r.trace.profile_edges,
+            replay: r.trace.replay,
+        },
+        h90_record: r.h90_record.clone(),
+        best_record: r.best_record.clone(),
+        trace_record: r.trace_record.clone(),
+    }
+}
+
+impl ShardFile {
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .expect("shard files serialize")
+    }
+
+    /// Reads and checks one shard file (on its own; [`merge`] checks the
+    /// set). Errors name the file.
+    pub fn read(path: &Path) -> Result<ShardFile, String> {
+        let text = emu::input_file::read_limited_text(path, MAX_SHARD_FILE)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        #[derive(Deserialize)]
+        struct FormatOnly {
+            format: u32,
+        }
+        let options = ron::Options::default();
+        match options.from_str::<FormatOnly>(&text) {
+            Ok(f) if f.format != SHARD_FORMAT => {
+                return Err(format!(
+                    "{}: shard file format {}, this nesprof reads format {SHARD_FORMAT}",
+                    path.display(),
+                    f.format
+                ))
+            }
+            _ => {}
+        }
+        let file: ShardFile = options.from_str(&text).map_err(|e| {
+            format!(
+                "{}: not a shard file: {}",
+                path.display(),
+                emu::input_file::shorten_to(&e.to_string(), 160)
+            )
+        })?;
+        file.check()
+            .map_err(|e| format!("{}: inconsistent shard file: {e}", path.display()))?;
+        Ok(file)
+    }
+
+    /// The file's own consistency: a valid shard whose units match I/N and
+    /// whose workloads are exactly those its units touch, each ran one with
+    /// exactly its slice of configurations.
+    fn check(&self) -> Result<(), String> {
+        let s = self.shard;
+        if s.index == 0 || s.index > s.count || s.count > MAX_SHARDS {
+            return Err(format!("shard {s} is not I/N with 1 <= I <= N"));
+        }
+        let (w, c) = (self.sweep.workloads.len(), self.sweep.configs.len());
+        if self.units != s.units(w * c) {
+            return Err(format!(
+                "units {:?} are not shard {s}'s {:?}",
+                self.units,
+                s.units(w * c)
+            ));
+        }
+        let slices = s.slices(w, c);
+        let expected: Vec<usize> = (0..w).filter(|&i| !slices[i].is_empty()).collect();
+        let have: Vec<usize> = self.workloads.iter().map(|x| x.index).collect();
+        if have != expected {
+            return Err(format!(
+                "holds workloads {have:?}, its units cover {expected:?}"
+            ));
+        }
+        for x in &self.workloads {
+            let id = &self.sweep.workloads[x.index];
+            if x.name != id.name {
+                return Err(format!(
+                    "workload {} is named {:?} in the list",
+                    x.name, id.name
+                ));
+            }
+            if let ShardOutcome::Ran(r) = &x.outcome {
+                let want = &self.sweep.configs[slices[x.index].clone()];
+                let got: Vec<GfcParams> = r.configs.iter().map(|c| c.params).collect();
+                if got != want {
+                    return Err(format!(
+                        "workload {}: {} configuration results, not its slice of {}",
+                        x.name,
+                        got.len(),
+                        want.len()
+                    ));
+                }
+                if BuilderKind::ALL.iter().all(|b| b.name() != r.trace.builder) {
+                    return Err(format!("unknown builder {:?}", r.trace.builder));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The shard files named by `paths`: a directory stands for every
+/// `shard-I-of-N.ron` in it (so shards may share one directory), a file
+/// for itself.
+pub fn read_all(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let entries = std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_shard_name)
+                })
+                .collect();
+            if found.is_empty() {
+                return Err(format!(
+                    "{}: no shard files (shard-I-of-N.ron) in this directory",
+                    p.display()
+                ));
+            }
+            found.sort();
+            files.extend(found);
+        } else if p.exists() {
+            files.push(p.clone());
+        } else {
+            return Err(format!("{}: no such directory or file", p.display()));
+        }
+    }
+    files
+        .into_iter()
+        .map(|f| ShardFile::read(&f).map(|s| (f, s)))
+        .collect()
+}
+
+/// `shard-I-of-N.ron` with I and N decimal.
+fn is_shard_name(name: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    name.strip_prefix("shard-")
+        .and_then(|r| r.strip_suffix(".ron"))
+        .and_then(|r| r.split_once("-of-"))
+        .is_some_and(|(i, n)| digits(i) && digits(n))
+}
+
+/// The shards merged: what a single run would have returned, and the
+/// shards' own wall times.
+pub struct Merged {
+    pub outcome: SweepOutcome,
+    pub configs: usize,
+    pub shards: usize,
+    /// Summed over the shards.
+    pub total_wall: Duration,
+    pub threads: usize,
+}
+
+/// Checks that `files` are all N shards of one sweep, each once, and
+/// combines them. `outcome.wall` is the longest shard's wall time (the
+/// sweep's, if the shards ran at once).
+pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
+    let Some((first_path, first)) = files.first() else {
+        return Err("no shard files given".into());
+    };
+    let n = first.shard.count;
+    let mut by_index: BTreeMap<usize, (&PathBuf, &ShardFile)> = BTreeMap::new();
+    for (path, f) in files {
+        if f.shard.count != n {
+            return Err(format!(
+                "{} is shard {} but {} is shard {}: not from the same split",
+                path.display(),
+                f.shard,
+                first_path.display(),
+                first.shard
+            ));
+        }
+        if let Some(why) = difference(&first.sweep, &f.sweep) {
+            return Err(format!(
+                "{} and {} are not from the same sweep: {why}",
+                first_path.display(),
+                path.display()
+            ));
+        }
+        if let Some((other, _)) = by_index.insert(f.shard.index, (path, f)) {
+            return Err(format!(
+                "shard {} given twice: {} and {}",
+                f.shard,
+                other.display(),
+                path.display()
+            ));
+        }
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        let shown = if missing.len() > 10 {
+            format!(
+                "{}, ... ({} in all)",
+                missing[..10].join(", "),
+                missing.len()
+            )
+        } else {
+            missing.join(", ")
+        };
+        return Err(format!("missing shard(s) {shown} of {n}"));
+    }
+
+    let sweep = &first.sweep;
+    // Per workload, its part in each shard that has one, in shard order
+    // (so the configuration slices come in slot order).
+    let mut parts: Vec<Vec<(usize, &ShardOutcome)>> = vec![Vec::new(); sweep.workloads.len()];
+    for (&i, (_, f)) in &by_index {
+        for w in &f.workloads {
+            parts[w.index].push((i, &w.outcome));
+        }
+    }
+    let mut outcome = SweepOutcome {
+        results: Vec::new(),
+        skipped: Vec::new(),
+        failed: Vec::new(),
+        ran: Vec::new(),
+        problems: Vec::new(),
+        wall: Duration::ZERO,
+    };
+    for (index, parts) in parts.iter().enumerate() {
+        let name = &sweep.workloads[index].name;
+        let Some(&(first_shard, first_part)) = parts.first() else {
+            continue;
+        };
+        match first_part {
+            ShardOutcome::Ran(base) => {
+                let mut configs = Vec::with_capacity(sweep.configs.len());
+                for &(i, part) in parts {
+                    let ShardOutcome::Ran(r) = part else {
+                        return Err(format!(
+                            "workload {name} ran on shard {first_shard}/{n} but not on shard {i}/{n}: {}",
+                            problem_text(part)
+                        ));
+                    };
+                    if let Some(why) = disagreement(base, r) {
+                        return Err(format!(
+                            "workload {name}: shards {first_shard}/{n} and {i}/{n} disagree ({why}); were they run by the same nesprof build?"
+                        ));
+                    }
+                    configs.extend(r.configs.iter().map(|c| ConfigResult {
+                        params: c.params,
+                        bins: c.bins,
+                        metrics: c.metrics,
+                        replay: c.replay,
+                    }));
+                }
+                outcome.results.push(result(name, base, configs));
+                outcome.ran.push(index);
+            }
+            ShardOutcome::Skipped(m) | ShardOutcome::Failed(m) => {
+                if let Some((i, _)) = parts
+                    .iter()
+                    .find(|(_, p)| matches!(p, ShardOutcome::Ran(_)))
+                {
+                    return Err(format!(
+                        "workload {name} ran on shard {i}/{n} but not on shard {first_shard}/{n}: {m}"
+                    ));
+                }
+                let error = if matches!(first_part, ShardOutcome::Skipped(_)) {
+                    outcome.skipped.push(m.clone());
+                    WorkloadError::MissingRom(m.clone())
+                } else {
+                    outcome.failed.push(m.clone());
+                    WorkloadError::Bad(m.clone())
+                };
+                outcome.problems.push((index, error));
+            }
+        }
+    }
+    let walls = by_index.values().map(|(_, f)| f.wall);
+    outcome.wall = walls.clone().max().unwrap_or_default();
+    Ok(Merged {
+        outcome,
+        configs: sweep.configs.len(),
+        shards: n,
+        total_wall: walls.sum(),
+        threads: by_index.values().map(|(_, f)| f.threads).sum(),
+    })
+}
+
+fn problem_text(p: &ShardOutcome) -> &str {
+    match p {
+        ShardOutcome::Ran(_) => "",
+        ShardOutcome::Skipped(m) | ShardOutcome::Failed(m) => m,
+    }
+}
+
+/// A single run's [`WorkloadResult`] from a workload's stored part and its
+/// configurations gathered from all shards.
+fn result(name: &str, r: &RanWorkload, configs: Vec<ConfigResult>) -> WorkloadResult {
+    let builder = BuilderKind::ALL
+        .into_iter()
+        .find(|b| b.name() == r.trace.builder)
+        .unwrap_or(BuilderKind::Trace);
+    WorkloadResult {
+        name: name.to_string(),
+        rom: r.rom.clone(),
+        frames: r.frames,
+        frame_hash: r.frame_hash,
+        executed_instructions: r.executed_instructions,
+        sampled_instructions: r.sampled_instructions,
+        batches: r.batches,
+        truth_blocks: r.truth_blocks,
+        truth_edges: r.truth_edges,
+        edges_h90: r.edges_h90,
+        edges_h99: r.edges_h99,
+        top_edge_pct: r.top_edge_pct,
+        emulate_wall: r.emulate_wall,
+        configs,
+        trace: BuilderResult {
+            builder,
+            metrics: r.trace.metrics,
+            profile_edges: r.trace.profile_edges,
+            replay: r.trace.replay,
+        },
+        h90_record: r.h90_record.clone(),
+        best_record: r.best_record.clone(),
+        trace_record: r.trace_record.clone(),
+    }
+}
+
+/// How two shards' emulations of one workload differ, if they do (they
+/// cannot, from the same build: the emulation is deterministic).
+fn disagreement(a: &RanWorkload, b: &RanWorkload) -> Option<String> {
+    let pairs = [
+        ("frame hash", a.frame_hash, b.frame_hash),
+        ("frames", a.frames, b.frames),
+        (
+            "executed instructions",
+            a.executed_instructions,
+            b.executed_instructions,
+        ),
+        (
+            "sampled instructions",
+            a.sampled_instructions,
+            b.sampled_instructions,
+        ),
+        ("batches", a.batches as u64, b.batches as u64),
+        ("truth edges", a.truth_edges as u64, b.truth_edges as u64),
+    ];
+    if let Some((what, x, y)) = pairs.iter().find(|(_, x, y)| x != y) {
+        return Some(format!("{what} {x} vs {y}"));
+    }
+    if a.trace.metrics != b.trace.metrics || a.trace.builder != b.trace.builder {
+        return Some("trace-builder metrics".into());
+    }
+    if a.h90_record.to_ron() != b.h90_record.to_ron() {
+        return Some("H90 record".into());
+    }
+    None
+}
+
+/// The first difference between two sweeps' identities, in words.
+fn difference(a: &SweepIdentity, b: &SweepIdentity) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    if a.nesprof != b.nesprof {
+        return Some(format!("nesprof {} vs {}", a.nesprof, b.nesprof));
+    }
+    let names = |s: &SweepIdentity| {
+        s.workloads
+            .iter()
+            .map(|w| w.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if names(a) != names(b) {
+        return Some(format!("workloads [{}] vs [{}]", names(a), names(b)));
+    }
+    for (x, y) in a.workloads.iter().zip(&b.workloads) {
+        if x != y {
+            let mut why = format!("workload {}:", x.name);
+            if x.rom_hash != y.rom_hash {
+                let _ = write!(why, " ROM {} vs {}", x.rom_hash, y.rom_hash);
+            } else if x.movie_hash != y.movie_hash {
+                let _ = write!(why, " movie {:?} vs {:?}", x.movie_hash, y.movie_hash);
+            } else {
+                let _ = write!(why, " {x:?} vs {y:?}");
+            }
+            return Some(why);
+        }
+    }
+    if a.configs != b.configs {
+        return Some(format!(
+            "{} vs {} configurations",
+            a.configs.len(),
+            b.configs.len()
+        ));
+    }
+    let settings = |s: &SweepIdentity| {
+        format!(
+            "minutes={:?} interval_ms={} batch={} spacing={} trigger={} seed={} engine={} builders={}",
+            s.minutes,
+            s.interval_ms,
+            s.batch,
+            s.spacing,
+            s.trigger,
+            s.seed,
+            s.engine,
+            s.builders.join(",")
+        )
+    };
+    Some(format!("{} vs {}", settings(a), settings(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_i_of_n_only() {
+        assert_eq!(Shard::parse("3/8"), Ok(Shard { index: 3, count: 8 }));
+        assert_eq!(Shard::parse("1/1"), Ok(Shard { index: 1, count: 1 }));
+        for bad in [
+            "0/8", "9/8", "3", "3/", "/8", "a/b", "-1/8", "1/0", "1/100001", "",
+        ] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The shards tile the units in order, each unit once, sizes within one.
+    #[test]
+    fn shards_tile_the_units() {
+        for (total, n) in [(720, 8), (720, 1), (5, 8), (0, 3), (144 * 5, 7)] {
+            let mut next = 0;
+            let sizes: Vec<usize> = (1..=n)
+                .map(|i| {
+                    let u = Shard { index: i, count: n }.units(total);
+                    assert_eq!(u.start, next);
+                    next = u.end;
+                    u.len()
+                })
+                .collect();
+            assert_eq!(next, total);
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{sizes:?}");
+        }
+    }
+
+    /// Each unit's (workload, slot) is in exactly one shard's slices.
+    #[test]
+    fn slices_cover_every_pair_once() {
+        let (w, c, n) = (5, 144, 7);
+        let mut seen = vec![0; w * c];
+        for i in 1..=n {
+            let slices = Shard { index: i, count: n }.slices(w, c);
+            for (k, s) in slices.iter().enumerate() {
+                for slot in s.clone() {
+                    seen[k * c + slot] += 1;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&k| k == 1));
+        // Contiguous: at most W + N - 1 emulations in all.
+        let emulations: usize = (1..=n)
+            .map(|i| {
+                Shard { index: i, count: n }
+                    .slices(w, c)
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .count()
+            })
+            .sum();
+        assert!(emulations < w + n, "{emulations}");
+    }
+
+    #[test]
+    fn shard_names() {
+        assert_eq!(Shard { index: 2, count: 8 }.file_name(), "shard-2-of-8.ron");
+        assert!(is_shard_name("shard-2-of-8.ron"));
+        for bad in [
+            "shard-2-of-8.ron.tmp",
+            ".shard-2-of-8.ron.1.tmp",
+            "shard-x-of-8.ron",
+        ] {
+            assert!(!is_shard_name(bad), "{bad}");
+        }
+    }
+}
