@@ -39,7 +39,7 @@ fn rig(replay: &Replay, scale: usize) -> (Nes, Overlay) {
         trigger: Trigger::Emulated,
         ..ProfileSettings::default()
     };
-    let mut overlay = Overlay::new(&mut nes, &settings, false, scale);
+    let mut overlay = Overlay::new(&mut nes, &settings, false, scale, None);
     while nes.frame_count() < FRAMES {
         replay.apply(&mut nes, FRAMES).unwrap();
         nes.run_frame();

@@ -72,6 +72,9 @@ pub struct PlayArgs {
     /// at the end.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
+    /// With --overlay: labels for the PC and the hottest blocks.
+    #[command(flatten)]
+    pub symbols: crate::symbol_files::SymbolArgs,
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
@@ -90,5 +93,6 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         builder: args.builder,
         headless: args.headless,
         screenshot: args.screenshot,
+        symbols: args.symbols,
     })
 }

@@ -79,6 +79,8 @@ pub struct Options {
     pub headless: bool,
     /// Write the window image to this PNG at the end.
     pub screenshot: Option<PathBuf>,
+    /// With the overlay: label files (`--symbols`).
+    pub symbols: crate::symbol_files::SymbolArgs,
 }
 
 /// Nearest-neighbour upscale of a frame into the left of the window buffer,
@@ -315,9 +317,21 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
         load_rom(&args.rom)?
     };
     let scale = args.scale as usize;
-    let mut overlay = args
-        .overlay
-        .then(|| Overlay::new(&mut nes, &profile_settings(&args), args.truth, scale));
+    let symbols = if args.overlay {
+        let prg_len = nes.cartridge().prg_rom.len();
+        crate::symbol_files::load(&args.symbols, Some(&args.rom), prg_len)?
+    } else {
+        None
+    };
+    let mut overlay = args.overlay.then(|| {
+        Overlay::new(
+            &mut nes,
+            &profile_settings(&args),
+            args.truth,
+            scale,
+            symbols,
+        )
+    });
     if args.headless {
         return run_headless(&args, nes, replay, overlay);
     }

@@ -37,6 +37,7 @@ use gfc::BuilderKind;
 use parking_lot::RwLock;
 use profiler::feeder::Snapshot;
 use profiler::session::{ProfileSettings, Recording, Session};
+use profiler::symbols::Symbols;
 
 use axis::{Axis, Bands};
 use canvas::Canvas;
@@ -61,6 +62,9 @@ pub enum Action {
     /// R: restart the graph with the current parameters.
     Reset,
 }
+
+/// Hottest nodes labelled beside the graph (with `--symbols`).
+const NODE_LABELS: usize = 12;
 
 /// Frames between two ground-truth comparisons (about a second).
 const TRUTH_EVERY_FRAMES: u64 = 60;
@@ -94,12 +98,21 @@ pub struct Overlay {
     /// Drops of the finished session (after [`Overlay::settle`]).
     final_dropped: Option<u64>,
     line: String,
+    /// Labels (`--symbols`): the PC's in the status text, the hottest
+    /// nodes' beside the graph.
+    symbols: Option<Symbols>,
 }
 
 impl Overlay {
     /// Starts a profiling session on `nes` (the sampler, and with `truth`
     /// the flow recorder); the panel is for a game drawn at `scale`.
-    pub fn new(nes: &mut Nes, settings: &ProfileSettings, truth: bool, scale: usize) -> Overlay {
+    pub fn new(
+        nes: &mut Nes,
+        settings: &ProfileSettings,
+        truth: bool,
+        scale: usize,
+        symbols: Option<Symbols>,
+    ) -> Overlay {
         // The recorder costs emulation time; only --truth reads it.
         let recording = Recording {
             truth,
@@ -132,6 +145,7 @@ impl Overlay {
             last_truth_frame: nes.frame_count(),
             final_dropped: None,
             line: String::with_capacity(64),
+            symbols,
         }
     }
 
@@ -328,6 +342,10 @@ impl Overlay {
             .final_dropped
             .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));
         let gfc = self.builder.has_params();
+        let pc_name = self.symbols.as_ref().and_then(|s| {
+            let code = nes.pc_code();
+            s.lookup(code).map(|_| s.describe(code))
+        });
         let status = Status {
             params: gfc.then_some(params),
             preset: if gfc {
@@ -348,6 +366,7 @@ impl Overlay {
                 .as_mut()
                 .map(|w| w.latest().map(|m| (m.similarity, m.precision, m.weighted))),
             pc,
+            pc_name: pc_name.as_deref(),
             frame,
         };
         panel::draw_status(&mut canvas, &l, &status, &mut self.line);
@@ -388,6 +407,9 @@ impl Overlay {
             frame,
             nes.pc_code(),
         );
+        if let Some(symbols) = &self.symbols {
+            self.draw_node_labels(&mut canvas, &l, symbols);
+        }
         if self.graph.hidden_edges > 0 {
             self.line.clear();
             let _ = write!(self.line, "+{} more edges", self.graph.hidden_edges);
@@ -402,5 +424,30 @@ impl Overlay {
             );
         }
         panel::draw_footer(&mut canvas, &l);
+    }
+
+    /// The labels of the hottest nodes, right-aligned at the graph's right
+    /// edge on their row, on a background patch so arcs do not cross the
+    /// text; a label that would overlap one already drawn is left out.
+    fn draw_node_labels(&self, canvas: &mut Canvas, l: &Layout, symbols: &Symbols) {
+        let (gx, gy, gw, _) = l.graph_rect();
+        let glyph = text::CELL * l.label_scale;
+        let mut hottest: Vec<&graph::Node> = self.graph.nodes.iter().collect();
+        hottest.sort_by(|a, b| b.count.cmp(&a.count).then(a.lo.cmp(&b.lo)));
+        let mut taken: Vec<i32> = Vec::new();
+        for n in hottest.into_iter().take(NODE_LABELS) {
+            let Some(hit) = symbols.lookup(n.lo) else {
+                continue;
+            };
+            let y = gy + n.y.round() as i32 - glyph / 2;
+            if taken.iter().any(|&t| (t - y).abs() < glyph + 1) {
+                continue;
+            }
+            taken.push(y);
+            let w = text::width(hit.name, l.label_scale);
+            let x = gx + gw - w;
+            canvas.fill_rect(x - 1, y - 1, w + 2, glyph + 2, colors::BG);
+            text::draw(canvas, x, y, l.label_scale, colors::TEXT_DIM, hit.name);
+        }
     }
 }

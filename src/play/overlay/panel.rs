@@ -108,7 +108,7 @@ impl Layout {
 
 /// The numbers of the status text.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Status {
+pub struct Status<'a> {
     /// GFCGaussiano's parameters; `None` for the trace builder.
     pub params: Option<gfc::GfcParams>,
     pub preset: Option<usize>,
@@ -124,6 +124,8 @@ pub struct Status {
     /// (similarity, precision, weighted) with `--truth`.
     pub truth: Option<Option<(f64, f64, f64)>>,
     pub pc: u16,
+    /// The label the PC is under, with `--symbols` (`vm_next+$2`).
+    pub pc_name: Option<&'a str>,
     pub frame: u64,
 }
 
@@ -193,7 +195,18 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
             emit(canvas, line, colors::TEXT);
         }
     }
-    let _ = write!(line, "PC ${:04X}  frame {}", status.pc, status.frame);
+    match status.pc_name {
+        // The label in place of the address, cut to leave room for the frame.
+        Some(name) => {
+            let room =
+                (LINE_CHARS as usize).saturating_sub(format!("PC   frame {}", status.frame).len());
+            let name: String = name.chars().take(room.max(4)).collect();
+            let _ = write!(line, "PC {name}  frame {}", status.frame);
+        }
+        None => {
+            let _ = write!(line, "PC ${:04X}  frame {}", status.pc, status.frame);
+        }
+    }
     emit(canvas, line, colors::PC);
 }
 
