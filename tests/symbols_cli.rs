@@ -76,7 +76,7 @@ fn bundled_programs_show_their_labels() {
     let stripped: String = dot
         .lines()
         .filter(|l| !l.is_empty())
-        .map(|l| strip_labels(l))
+        .map(strip_labels)
         .collect::<Vec<_>>()
         .join("\n");
     assert_eq!(stripped, plain_dot.lines().collect::<Vec<_>>().join("\n"));
