@@ -59,15 +59,19 @@ pub enum Target {
     Workloads,
     /// `profiler::stream::parse`.
     Stream,
+    /// The symbol readers (`profiler::symbols`: ld65 .dbg, FCEUX .nl,
+    /// Mesen .mlb), each given the same text, then labels looked up.
+    Symbols,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Rom,
         Target::Fm2,
         Target::Cfg,
         Target::Workloads,
         Target::Stream,
+        Target::Symbols,
     ];
 
     /// The name used on the command line and for the corpus directory.
@@ -78,6 +82,7 @@ impl Target {
             Target::Cfg => "cfg",
             Target::Workloads => "workloads",
             Target::Stream => "stream",
+            Target::Symbols => "symbols",
         }
     }
 
@@ -86,7 +91,10 @@ impl Target {
     }
 
     fn is_text(self) -> bool {
-        matches!(self, Target::Fm2 | Target::Cfg | Target::Workloads)
+        matches!(
+            self,
+            Target::Fm2 | Target::Cfg | Target::Workloads | Target::Symbols
+        )
     }
 
     /// Runs the parser on `input`. `Err` is a broken contract other than a
@@ -130,6 +138,32 @@ impl Target {
             Target::Stream => profiler::stream::parse(input, Path::new("fuzz.bin"))
                 .err()
                 .map(|e| e.to_string()),
+            Target::Symbols => {
+                let mut first_error = None;
+                for (name, prg_len) in [
+                    ("fuzz.dbg", 0x8000),
+                    ("fuzz.dbg", 0x20000),
+                    ("fuzz.nes.3.nl", 0x20000),
+                    ("fuzz.nes.ram.nl", 0x4000),
+                    ("fuzz.mlb", 0x40000),
+                ] {
+                    let mut symbols = profiler::symbols::Symbols::new(prg_len);
+                    match symbols.load_text(&text(), Path::new(name)) {
+                        Ok(_) => {
+                            for code in
+                                [0x0000, 0x0600, 0x6000, 0x8000, 0xFFFA, 0x1_8000, 0xFFF_FFFF]
+                            {
+                                let _ = symbols.describe(code);
+                                let _ = symbols.describe_global(code);
+                            }
+                        }
+                        Err(e) => {
+                            first_error.get_or_insert(e.to_string());
+                        }
+                    }
+                }
+                first_error
+            }
         };
         match message {
             Some(m) if m.contains('\n') => Err(format!("error message has several lines: {m:?}")),
@@ -300,6 +334,11 @@ pub fn accepts(target: Target, input: &[u8]) -> bool {
         )
         .is_ok(),
         Target::Stream => profiler::stream::parse(input, Path::new("f")).is_ok(),
+        Target::Symbols => ["f.dbg", "f.nes.0.nl", "f.mlb"].iter().any(|name| {
+            profiler::symbols::Symbols::new(0x8000)
+                .load_text(&text(), Path::new(name))
+                .is_ok()
+        }),
     }
 }
 

@@ -192,6 +192,13 @@ pub struct Symbols {
     entries: BTreeMap<Location, Entry>,
 }
 
+/// Largest symbol file read: an ld65 debug file of a 4 MiB program with
+/// every line and span listed stays far below it; a bigger file is not one.
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 256 << 20,
+    what: "symbol files",
+};
+
 /// Bytes per PRG bank as FCEUX counts them (and `code_addr::label` shows).
 const BANK: u32 = 0x4000;
 /// How far a label without a known extent reaches outside PRG ROM.
@@ -222,31 +229,33 @@ impl Symbols {
     /// `.mlb`), and returns how many labels it added (labels at locations
     /// already named are not counted).
     pub fn load(&mut self, path: &Path) -> Result<usize, SymbolError> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let format = match ext.as_deref() {
-            Some("dbg") => Format::Dbg,
-            Some("nl") => Format::Nl,
-            Some("mlb") => Format::Mlb,
-            _ => {
-                return Err(SymbolError::Format {
-                    path: path.to_owned(),
-                })
-            }
-        };
-        let bytes = std::fs::read(path).map_err(|source| SymbolError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let format = Format::of(path)?;
+        let bytes =
+            emu::input_file::read_limited(path, MAX_FILE).map_err(|source| SymbolError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
         // FCEUX writes ASCII, Mesen UTF-8; a stray byte in a comment is no
         // reason to refuse a file.
-        let text = String::from_utf8_lossy(&bytes);
+        self.load_format(format, &String::from_utf8_lossy(&bytes), path)
+    }
+
+    /// As [`Symbols::load`], for the text of a file named `path` (whose
+    /// extension, and for a name list whose name, say how to read it).
+    pub fn load_text(&mut self, text: &str, path: &Path) -> Result<usize, SymbolError> {
+        self.load_format(Format::of(path)?, text, path)
+    }
+
+    fn load_format(
+        &mut self,
+        format: Format,
+        text: &str,
+        path: &Path,
+    ) -> Result<usize, SymbolError> {
         let parsed = match format {
-            Format::Dbg => dbg::parse(&text, self.prg_len),
-            Format::Nl => nl::parse(&text, nl::file_kind(path), self.prg_len),
-            Format::Mlb => mlb::parse(&text, self.prg_len),
+            Format::Dbg => dbg::parse(text, self.prg_len),
+            Format::Nl => nl::parse(text, nl::file_kind(path), self.prg_len),
+            Format::Mlb => mlb::parse(text, self.prg_len),
         };
         let labels = parsed.map_err(|e| SymbolError::Parse {
             path: path.to_owned(),
@@ -377,10 +386,29 @@ fn describe_hit(hit: Option<Hit<'_>>, code: u32) -> String {
     }
 }
 
+#[derive(Clone, Copy)]
 enum Format {
     Dbg,
     Nl,
     Mlb,
+}
+
+impl Format {
+    /// The format a file's extension names.
+    fn of(path: &Path) -> Result<Format, SymbolError> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("dbg") => Ok(Format::Dbg),
+            Some("nl") => Ok(Format::Nl),
+            Some("mlb") => Ok(Format::Mlb),
+            _ => Err(SymbolError::Format {
+                path: path.to_owned(),
+            }),
+        }
+    }
 }
 
 /// The files `Symbols::discover` reads for `rom_path`, in reading order.
