@@ -318,7 +318,7 @@ mod tests {
     fn rts_used_as_a_jump_stays_in_the_frame() {
         let mut s = CallStacks::new();
         jsr(&mut s, 0, 0x8100, 0xFF); // A, SP $FD
-        // A pushes a target address - 1 (SP $FB) and RTSes to it: SP $FD.
+                                      // A pushes a target address - 1 (SP $FB) and RTSes to it: SP $FD.
         rts(&mut s, 2, 0xFD);
         s.retired(5); // the target, still inside A
         assert_eq!(s.depth(), 1);
@@ -332,7 +332,7 @@ mod tests {
         let mut s = CallStacks::new();
         jsr(&mut s, 0, 0x8100, 0xFF); // A, SP $FD
         jsr(&mut s, 0, 0x8200, 0xFD); // B, SP $FB
-        // B: PLA PLA (SP $FD) then RTS to A's caller (SP $FF).
+                                      // B: PLA PLA (SP $FD) then RTS to A's caller (SP $FF).
         rts(&mut s, 2, 0xFF);
         assert_eq!(s.depth(), 0);
         // A jump-table dispatcher: PLA PLA, JMP (ind) to a routine that

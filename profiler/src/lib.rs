@@ -4,7 +4,8 @@
 //! timer thread (`timer`), the feeder thread that hands batches to a builder
 //! (`feeder`), the conversion of retired instructions into samples
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
-//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs.
+//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs, and
+//! flame graphs of the truth's call stacks (`flame`).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -23,6 +24,7 @@ pub mod convert;
 pub mod diff;
 pub mod dot;
 pub mod feeder;
+pub mod flame;
 pub mod report;
 pub mod session;
 pub mod stream;

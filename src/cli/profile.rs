@@ -182,6 +182,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
     );
     outputs.write("hot_cfg.dot", dot)?;
+    let stacks = profiler::flame::folded(result.counts.call_stacks(), &emu::code_addr::label);
+    outputs.write("stacks.folded", profiler::flame::folded_text(&stacks))?;
+    let title = format!("{rom_name}: call stacks, instructions retired");
+    let svg =
+        profiler::flame::svg(&stacks, &title).map_err(|e| anyhow::anyhow!("flame.svg: {e}"))?;
+    outputs.write("flame.svg", svg)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
