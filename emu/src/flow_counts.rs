@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use crate::call_stacks::{CallStacks, FrameKind};
 use crate::code_addr;
 use crate::cpu::opcodes::{Flow, OPCODES};
 
@@ -156,6 +157,9 @@ pub struct FlowCounts {
     pub instructions: u64,
     /// Open interrupt frames: (stack pointer after the pushes, kind).
     frames: Vec<(u8, EntryKind)>,
+    /// Call stacks followed through JSR/RTS and interrupts, with the
+    /// instructions retired under each (`call_stacks.rs`).
+    stacks: CallStacks,
 }
 
 impl FlowCounts {
@@ -169,6 +173,7 @@ impl FlowCounts {
         self.brk_handlers.clone_from(&other.brk_handlers);
         self.instructions = other.instructions;
         self.frames.clone_from(&other.frames);
+        self.stacks.clone_from(&other.stacks);
     }
 
     pub fn new() -> FlowCounts {
@@ -230,6 +235,7 @@ impl FlowCounts {
         page.executed[i] += 1;
         page.opcode[i] = opcode;
         self.instructions += 1;
+        self.stacks.retired(1);
         let info = &OPCODES[opcode as usize];
         match info.flow {
             Flow::None => {}
@@ -241,14 +247,23 @@ impl FlowCounts {
             Flow::Jump if info.mode == crate::cpu::opcodes::Mode::Absolute => {
                 self.static_transfer(pc, next_pc);
             }
-            Flow::Call => self.static_transfer(pc, next_pc),
-            Flow::Jump | Flow::Return => self.dynamic_transition(pc, next_pc),
+            Flow::Call => {
+                self.static_transfer(pc, next_pc);
+                self.stacks.call(next_pc, sp);
+            }
+            Flow::Jump => self.dynamic_transition(pc, next_pc),
+            Flow::Return => {
+                self.dynamic_transition(pc, next_pc);
+                self.stacks.ret(sp);
+            }
             Flow::Break => {
                 self.dynamic_transition(pc, next_pc);
                 *self.brk_handlers.entry(next_pc).or_insert(0) += 1;
                 self.open_frame(sp, EntryKind::Software);
+                self.stacks.interrupt(next_pc, FrameKind::Brk, sp);
             }
             Flow::ReturnInterrupt => {
+                self.stacks.ret(sp);
                 // The RTI pulled 3 bytes: the frame it closes had the stack
                 // pointer 3 below the current one.
                 if self.close_frame(sp.wrapping_sub(3)) != Some(EntryKind::Hardware) {
@@ -262,8 +277,41 @@ impl FlowCounts {
     /// A hardware interrupt entered `handler` (stack pointer `sp` after the
     /// three pushes).
     pub fn hardware_interrupt(&mut self, handler: u32, sp: u8) {
+        self.interrupt_entered(handler, sp, FrameKind::Interrupt);
+    }
+
+    /// An NMI entered `handler` (as [`FlowCounts::hardware_interrupt`]; the
+    /// call stacks name the frame as an NMI's).
+    pub fn nmi(&mut self, handler: u32, sp: u8) {
+        self.interrupt_entered(handler, sp, FrameKind::Nmi);
+    }
+
+    /// An IRQ entered `handler` (as [`FlowCounts::nmi`]).
+    pub fn irq(&mut self, handler: u32, sp: u8) {
+        self.interrupt_entered(handler, sp, FrameKind::Irq);
+    }
+
+    fn interrupt_entered(&mut self, handler: u32, sp: u8, kind: FrameKind) {
         *self.interrupts.entry(handler).or_insert(0) += 1;
         self.open_frame(sp, EntryKind::Hardware);
+        self.stacks.interrupt(handler, kind, sp);
+    }
+
+    /// `n` straight-line instructions retired now that are counted later in
+    /// bulk ([`FlowCounts::add_body_executions`]): the translator's block
+    /// bodies. The call stacks credit instructions to the context they ran
+    /// in, which is lost by the time the bodies are counted, so the
+    /// translator reports them here as each block runs.
+    #[inline(always)]
+    pub fn body_retired(&mut self, n: u64) {
+        self.stacks.retired(n);
+    }
+
+    /// The call stacks recorded (every instruction counted by
+    /// [`FlowCounts::instruction`], [`FlowCounts::instruction_repeated`] and
+    /// [`FlowCounts::body_retired`], credited to its context).
+    pub fn call_stacks(&self) -> &CallStacks {
+        &self.stacks
     }
 
     /// Counts `count` executions of each straight-line (pc, opcode) at once:
@@ -276,6 +324,7 @@ impl FlowCounts {
         page.executed[i] += n;
         page.opcode[i] = opcode;
         self.instructions += n;
+        self.stacks.retired(n);
         self.static_transfer(pc, target);
         let (page, i) = self.pages.get_mut(pc);
         page.static_count[i] += n - 1;

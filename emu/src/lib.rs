@@ -21,6 +21,7 @@
 
 pub mod apu;
 pub mod bus;
+pub mod call_stacks;
 pub mod cartridge;
 pub mod clock;
 pub mod code_addr;

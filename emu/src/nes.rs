@@ -146,7 +146,8 @@ impl Nes {
                     StepKind::Instruction(opcode) => {
                         flow.instruction(code, opcode, next, self.cpu.s)
                     }
-                    StepKind::Nmi | StepKind::Irq => flow.hardware_interrupt(next, self.cpu.s),
+                    StepKind::Nmi => flow.nmi(next, self.cpu.s),
+                    StepKind::Irq => flow.irq(next, self.cpu.s),
                     StepKind::Jammed => {}
                 }
             }

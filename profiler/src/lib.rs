@@ -6,8 +6,8 @@
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
 //! (`stream`), CFG files (`cfg_file`) and their reports: DOT and diffs, the
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
-//! Graphviz is missing), and symbol tables that name blocks by label
-//! (`symbols`).
+//! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
+//! and symbol tables that name blocks by label (`symbols`).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -27,6 +27,7 @@ pub mod convert;
 pub mod diff;
 pub mod dot;
 pub mod feeder;
+pub mod flame;
 pub mod hot_blocks;
 pub mod html;
 pub mod report;

@@ -195,6 +195,15 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         symbols.as_ref(),
     );
     outputs.write("hot_cfg.dot", &dot)?;
+    // Frames named by label with symbols (one frame per routine), else by
+    // code address.
+    let frame_name = symbol_files::namer(symbols.as_ref());
+    let stacks = profiler::flame::folded(result.counts.call_stacks(), &frame_name);
+    outputs.write("stacks.folded", profiler::flame::folded_text(&stacks))?;
+    let title = format!("{rom_name}: call stacks, instructions retired");
+    let flame_svg =
+        profiler::flame::svg(&stacks, &title).map_err(|e| anyhow::anyhow!("flame.svg: {e}"))?;
+    outputs.write("flame.svg", &flame_svg)?;
     let header = StreamHeader {
         rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
         rom_name: rom_name.clone(),
@@ -325,7 +334,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         summary,
         cfg_svg: &cfg_svg,
         cfg_layout,
-        flame_svg: None,
+        flame_svg: Some(&flame_svg),
         blocks: &blocks,
         functions: functions.as_deref(),
         limit: HTML_ROWS,

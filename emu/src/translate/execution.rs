@@ -67,6 +67,8 @@ impl Translator {
             if executed == n {
                 // The last op is the block's control transfer: counted as it
                 // retires; the rest are counted per run in bulk.
+                // The call stacks credit the body to the context it ran in.
+                c.body_retired(n as u64 - 1);
                 let last = &block.ops[n - 1];
                 c.instruction(last.code(high), last.bytes[0], next, cpu.s);
                 if block.pending_body_runs == 0 {

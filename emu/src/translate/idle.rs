@@ -66,6 +66,9 @@ impl Translator {
         if let Some(c) = probes.flow.as_deref_mut() {
             let last = block.ops[len - 1];
             let high = block.code_high;
+            // The bodies, to the call stacks' current context (the last
+            // ops are counted by `instruction_repeated`).
+            c.body_retired(iterations * (len as u64 - 1));
             c.instruction_repeated(
                 last.code(high),
                 last.bytes[0],

@@ -1,0 +1,441 @@
+//! Call stacks of a run, for flame graphs: the ground-truth recorder
+//! (`flow_counts.rs`) follows JSR/RTS, BRK/RTI and hardware interrupts and
+//! credits every retired instruction to the chain of routine entries it ran
+//! under.
+//!
+//! The contexts form a trie (node = parent context + entry code address +
+//! how it was entered; node 0 is the root, the code reset started), so a
+//! context costs one node however often it recurs, and the weight of a node
+//! is the instructions retired in it (not in its callees).
+//!
+//! The 6502 has no frame pointer and programs use the stack freely, so
+//! frames are not matched JSR-to-RTS. A frame remembers the stack pointer
+//! that returning from it restores (`ret_sp`): its return address lives in
+//! the two (three for interrupts) bytes just below, and once the stack
+//! pointer is at or above `ret_sp` that address is gone — popped by its
+//! RTS/RTI, dropped by PLA PLA, or abandoned by a TXS that reset the stack.
+//! At every stack event (JSR, RTS, RTI, BRK, NMI/IRQ entry) every frame whose
+//! `ret_sp` is at or below the stack pointer is closed. That handles:
+//! - a routine that drops its return address (PLA PLA) and returns to its
+//!   caller's caller: the RTS closes both frames;
+//! - the "push address-1 then RTS" jump: the RTS pulls only what was
+//!   pushed, the stack pointer stays below the current frame's `ret_sp`, and
+//!   the target runs in the same frame (a jump, not a return);
+//! - a stack reset by TXS (a handler that never returns): the frames it
+//!   abandoned close at the next stack event.
+//!
+//! Events happen only at control-transfer instructions and interrupt
+//! entries, which both engines report one at a time (the translator's block
+//! bodies are straight-line code), so both engines build the same stacks.
+//! Instructions are credited lazily: each engine adds what retired to
+//! `pending` (one add per instruction or per translated block run) and the
+//! pending count goes to the current context at the next event, or when read.
+//!
+//! Known limits: frames pushed while the stack pointer wraps below $0100
+//! close at the next event; contexts beyond [`MAX_DEPTH`] frames (or beyond
+//! [`MAX_NODES`] distinct contexts) are credited to the deepest one kept, so
+//! a runaway program cannot grow memory.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Deepest call stack kept; deeper calls are credited to the frame at this
+/// depth. NES programs rarely nest more than a dozen calls deep.
+pub const MAX_DEPTH: usize = 64;
+
+/// Most distinct contexts kept (a node is 24 bytes plus its map entry).
+pub const MAX_NODES: usize = 1 << 20;
+
+/// How a frame was entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FrameKind {
+    /// JSR.
+    Call,
+    /// BRK (software interrupt).
+    Brk,
+    /// NMI.
+    Nmi,
+    /// IRQ.
+    Irq,
+    /// A hardware interrupt reported without saying which.
+    Interrupt,
+}
+
+impl FrameKind {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+/// One frame of a call stack: the code address it was entered at
+/// (`crate::code_addr`) and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Frame {
+    pub entry: u32,
+    pub kind: FrameKind,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    parent: u32,
+    frame: Frame,
+    /// Instructions retired in this context (credited so far).
+    weight: u64,
+}
+
+/// A multiplicative hash for the trie's u64 keys: the default SipHash costs
+/// more than the rest of a JSR's bookkeeping.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type KeyMap = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+
+/// The call-stack recorder (see the module doc).
+#[derive(Debug, Clone)]
+pub struct CallStacks {
+    nodes: Vec<Node>,
+    /// (parent node, entry, kind) packed into a u64 → child node.
+    children: KeyMap,
+    /// Open frames, outermost first: (node, stack pointer after return).
+    stack: Vec<(u32, u8)>,
+    /// Instructions retired since the last event, not yet credited.
+    pending: u64,
+}
+
+impl Default for CallStacks {
+    fn default() -> Self {
+        CallStacks::new()
+    }
+}
+
+impl CallStacks {
+    pub fn new() -> CallStacks {
+        CallStacks {
+            nodes: vec![Node {
+                parent: 0,
+                frame: Frame {
+                    entry: 0,
+                    kind: FrameKind::Call,
+                },
+                weight: 0,
+            }],
+            children: KeyMap::default(),
+            stack: Vec::new(),
+            pending: 0,
+        }
+    }
+
+    /// `n` instructions retired in the current context.
+    #[inline(always)]
+    pub fn retired(&mut self, n: u64) {
+        self.pending += n;
+    }
+
+    /// A JSR to `target` retired, leaving the stack pointer at `sp`.
+    #[inline]
+    pub fn call(&mut self, target: u32, sp: u8) {
+        self.enter(target, FrameKind::Call, sp.wrapping_add(2));
+    }
+
+    /// BRK or a hardware interrupt entered `handler`, leaving the stack
+    /// pointer at `sp` after its three pushes.
+    #[inline]
+    pub fn interrupt(&mut self, handler: u32, kind: FrameKind, sp: u8) {
+        self.enter(handler, kind, sp.wrapping_add(3));
+    }
+
+    /// An RTS or RTI retired, leaving the stack pointer at `sp`.
+    #[inline]
+    pub fn ret(&mut self, sp: u8) {
+        self.credit();
+        self.close_below(sp);
+    }
+
+    #[inline]
+    fn credit(&mut self) {
+        let node = self.current() as usize;
+        self.nodes[node].weight += self.pending;
+        self.pending = 0;
+    }
+
+    /// The current context's node.
+    #[inline]
+    fn current(&self) -> u32 {
+        self.stack.last().map_or(0, |&(node, _)| node)
+    }
+
+    /// Closes the frames whose return address is no longer on the stack.
+    #[inline]
+    fn close_below(&mut self, sp: u8) {
+        while let Some(&(_, ret_sp)) = self.stack.last() {
+            if ret_sp > sp {
+                break;
+            }
+            self.stack.pop();
+        }
+    }
+
+    fn enter(&mut self, entry: u32, kind: FrameKind, ret_sp: u8) {
+        self.credit();
+        // The new frame's return address was pushed where any frame with
+        // `ret_sp` at or below this one's had its own: those are gone.
+        self.close_below(ret_sp);
+        if self.stack.len() >= MAX_DEPTH {
+            return;
+        }
+        let parent = self.current();
+        let key = (parent as u64) << 32 | (entry as u64) << 3 | kind.bits();
+        let node = match self.children.get(&key) {
+            Some(&node) => node,
+            None => {
+                if self.nodes.len() >= MAX_NODES {
+                    return;
+                }
+                let node = self.nodes.len() as u32;
+                self.nodes.push(Node {
+                    parent,
+                    frame: Frame { entry, kind },
+                    weight: 0,
+                });
+                self.children.insert(key, node);
+                node
+            }
+        };
+        self.stack.push((node, ret_sp));
+    }
+
+    /// Open frames now, outermost first.
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Instructions credited to all contexts, including those not yet
+    /// credited (equals the instructions retired while recording).
+    pub fn total(&self) -> u64 {
+        self.nodes.iter().map(|n| n.weight).sum::<u64>() + self.pending
+    }
+
+    /// Every context with instructions retired in it: its frames from the
+    /// outermost (empty for the root context) and its instruction count.
+    /// In trie order (a context after its ancestors).
+    pub fn stacks(&self) -> impl Iterator<Item = (Vec<Frame>, u64)> + '_ {
+        let current = self.current() as usize;
+        self.nodes.iter().enumerate().filter_map(move |(i, node)| {
+            let weight = node.weight + if i == current { self.pending } else { 0 };
+            if weight == 0 {
+                return None;
+            }
+            let mut frames = Vec::new();
+            let mut at = i;
+            while at != 0 {
+                frames.push(self.nodes[at].frame);
+                at = self.nodes[at].parent as usize;
+            }
+            frames.reverse();
+            Some((frames, weight))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(entry: u32) -> Frame {
+        Frame {
+            entry,
+            kind: FrameKind::Call,
+        }
+    }
+
+    fn stacks(s: &CallStacks) -> Vec<(Vec<Frame>, u64)> {
+        let mut v: Vec<_> = s.stacks().collect();
+        v.sort();
+        v
+    }
+
+    /// Runs `n` instructions then a JSR (counted in the caller) to `target`
+    /// from stack pointer `sp` (before the JSR).
+    fn jsr(s: &mut CallStacks, n: u64, target: u32, sp: u8) {
+        s.retired(n + 1);
+        s.call(target, sp.wrapping_sub(2));
+    }
+
+    /// `n` instructions then an RTS (counted in the callee) that leaves the
+    /// stack pointer at `sp`.
+    fn rts(s: &mut CallStacks, n: u64, sp: u8) {
+        s.retired(n + 1);
+        s.ret(sp);
+    }
+
+    #[test]
+    fn nested_calls_credit_each_context() {
+        let mut s = CallStacks::new();
+        jsr(&mut s, 2, 0x8100, 0xFF); // root: 3 (incl. JSR)
+        jsr(&mut s, 4, 0x8200, 0xFD); // A: 5
+        rts(&mut s, 6, 0xFD); // B: 7
+        rts(&mut s, 0, 0xFF); // A: +1
+        s.retired(10); // root: +10
+        assert_eq!(
+            stacks(&s),
+            vec![
+                (vec![], 13),
+                (vec![call(0x8100)], 6),
+                (vec![call(0x8100), call(0x8200)], 7),
+            ]
+        );
+        assert_eq!(s.total(), 26);
+        assert_eq!(s.depth(), 0);
+    }
+
+    #[test]
+    fn repeated_calls_share_a_context() {
+        let mut s = CallStacks::new();
+        for _ in 0..3 {
+            jsr(&mut s, 0, 0x9000, 0xFF);
+            rts(&mut s, 1, 0xFF);
+        }
+        assert_eq!(stacks(&s), vec![(vec![], 3), (vec![call(0x9000)], 6)]);
+    }
+
+    #[test]
+    fn rts_used_as_a_jump_stays_in_the_frame() {
+        let mut s = CallStacks::new();
+        jsr(&mut s, 0, 0x8100, 0xFF); // A, SP $FD
+                                      // A pushes a target address - 1 (SP $FB) and RTSes to it: SP $FD.
+        rts(&mut s, 2, 0xFD);
+        s.retired(5); // the target, still inside A
+        assert_eq!(s.depth(), 1);
+        rts(&mut s, 0, 0xFF); // the target returns to A's caller
+        assert_eq!(s.depth(), 0);
+        assert_eq!(stacks(&s), vec![(vec![], 1), (vec![call(0x8100)], 9)]);
+    }
+
+    #[test]
+    fn dropped_return_address_returns_two_levels() {
+        let mut s = CallStacks::new();
+        jsr(&mut s, 0, 0x8100, 0xFF); // A, SP $FD
+        jsr(&mut s, 0, 0x8200, 0xFD); // B, SP $FB
+                                      // B: PLA PLA (SP $FD) then RTS to A's caller (SP $FF).
+        rts(&mut s, 2, 0xFF);
+        assert_eq!(s.depth(), 0);
+        // A jump-table dispatcher: PLA PLA, JMP (ind) to a routine that
+        // calls another: the dispatcher's frame is gone at that JSR.
+        jsr(&mut s, 0, 0x8300, 0xFF); // dispatcher, SP $FD
+        s.retired(3); // PLA PLA JMP: SP $FF
+        jsr(&mut s, 0, 0x8400, 0xFF);
+        assert_eq!(s.depth(), 1);
+        assert_eq!(
+            stacks(&s)
+                .iter()
+                .map(|(f, _)| f.clone())
+                .collect::<Vec<_>>(),
+            vec![
+                vec![],
+                vec![call(0x8100)],
+                vec![call(0x8100), call(0x8200)],
+                vec![call(0x8300)],
+            ]
+        );
+        // The call from the dispatched routine hangs off the root.
+        rts(&mut s, 0, 0xFF);
+        assert!(stacks(&s).contains(&(vec![call(0x8400)], 1)));
+    }
+
+    #[test]
+    fn interrupt_during_a_call() {
+        let mut s = CallStacks::new();
+        jsr(&mut s, 0, 0x8100, 0xFF); // A, SP $FD
+        s.retired(2);
+        s.interrupt(0xC000, FrameKind::Nmi, 0xFA); // SP $FD - 3
+        jsr(&mut s, 1, 0xC100, 0xFA); // handler calls H, SP $F8
+        rts(&mut s, 0, 0xFA);
+        s.retired(1);
+        s.ret(0xFD); // RTI
+        assert_eq!(s.depth(), 1);
+        s.retired(1);
+        let nmi = Frame {
+            entry: 0xC000,
+            kind: FrameKind::Nmi,
+        };
+        assert_eq!(
+            stacks(&s),
+            vec![
+                (vec![], 1),
+                (vec![call(0x8100)], 3),
+                (vec![call(0x8100), nmi], 3),
+                (vec![call(0x8100), nmi, call(0xC100)], 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn stack_reset_abandons_frames() {
+        let mut s = CallStacks::new();
+        jsr(&mut s, 0, 0x8100, 0xFF); // main calls A, SP $FD
+        jsr(&mut s, 0, 0x8200, 0xFD); // SP $FB
+        s.interrupt(0xC000, FrameKind::Nmi, 0xF8);
+        // The handler resets the stack (LDX #$FF TXS) and jumps to the main
+        // loop, which calls A again: everything before is abandoned.
+        s.retired(3);
+        jsr(&mut s, 0, 0x8100, 0xFF);
+        assert_eq!(s.depth(), 1);
+        assert_eq!(s.current(), s.children[&(0x8100u64 << 3)]);
+    }
+
+    #[test]
+    fn depth_is_capped_and_returns_still_match() {
+        let mut s = CallStacks::new();
+        let mut sp = 0xFFu8;
+        for i in 0..100 {
+            jsr(&mut s, 0, 0x8000 + i, sp);
+            sp -= 2;
+        }
+        assert_eq!(s.depth(), MAX_DEPTH);
+        let deepest = s.current();
+        // Returning from the calls beyond the cap leaves the deepest frame
+        // kept open; returning past it closes it.
+        for _ in 0..(100 - MAX_DEPTH) {
+            sp += 2;
+            rts(&mut s, 0, sp);
+        }
+        assert_eq!(s.depth(), MAX_DEPTH);
+        assert_eq!(s.current(), deepest);
+        sp += 2;
+        rts(&mut s, 0, sp);
+        assert_eq!(s.depth(), MAX_DEPTH - 1);
+        assert!(s.stacks().all(|(f, _)| f.len() <= MAX_DEPTH));
+        assert_eq!(s.total(), 100 + 100 - MAX_DEPTH as u64 + 1);
+    }
+
+    #[test]
+    fn brk_and_rti() {
+        let mut s = CallStacks::new();
+        s.retired(1);
+        s.interrupt(0xE000, FrameKind::Brk, 0xFC);
+        s.retired(2);
+        s.ret(0xFF);
+        assert_eq!(s.depth(), 0);
+        let brk = Frame {
+            entry: 0xE000,
+            kind: FrameKind::Brk,
+        };
+        assert_eq!(stacks(&s), vec![(vec![], 1), (vec![brk], 2)]);
+    }
+}
