@@ -126,6 +126,10 @@ fn report_page_loads_cleanly_and_shows_the_graph() {
         for needle in ["src=\"http", "href=\"http", "<link", "<script src"] {
             assert!(!html.contains(needle), "the page fetches: {needle}");
         }
+        assert!(
+            html.contains("<iframe id=\"flame\"") && html.contains("data:image/svg+xml;base64,"),
+            "no flame graph in the page"
+        );
         let browser_dir = out.join("browser");
         std::fs::create_dir_all(&browser_dir).unwrap();
         let (console, shot) = open_in_browser(&page, &browser_dir);

@@ -6,6 +6,8 @@
 //! share side by side.
 
 use std::fmt::Write;
+
+use base64::Engine as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
@@ -76,7 +78,7 @@ pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 .metrics { background: #fff4e0; padding: 0.6em; word-break: break-all; }
 .graph { overflow: auto; max-height: 80vh; border: 1px solid #ddd; }
 .graph svg { display: block; }
-iframe { width: 100%; height: 560px; border: 1px solid #ddd; }
+iframe { width: 100%; border: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.9em; }
 th, td { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
 th:first-child, td:first-child { text-align: left; font-family: ui-monospace, monospace; }
@@ -110,13 +112,15 @@ pub fn render(page: &Page) -> String {
 
     out.push_str("<h2>Flame graph</h2>\n");
     match page.flame_svg {
-        // In a frame of its own: the flame graph's script (zoom, search)
-        // then runs in its own document, as it was written to.
+        // In a frame of its own, as an SVG document (a data: URL, so the
+        // page stays one file): the flame graph's script (zoom, search)
+        // then runs as it was written to, apart from the page.
         Some(svg) => {
+            let height = svg_height(svg).unwrap_or(400.0) + 24.0;
             let _ = writeln!(
                 out,
-                "<p>Exact call stacks (JSR/RTS and interrupts), weighted by executed instructions. Click a frame to zoom.</p>\n<iframe id=\"flame\" title=\"flame graph\" srcdoc=\"{}\"></iframe>",
-                escape(svg)
+                "<p>Exact call stacks (JSR/RTS and interrupts), weighted by executed instructions. Click a frame to zoom.</p>\n<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height:.0}px\" src=\"data:image/svg+xml;base64,{}\"></iframe>",
+                base64::engine::general_purpose::STANDARD.encode(svg)
             );
         }
         None => out.push_str("<p>No flame graph in this run.</p>\n"),
@@ -130,6 +134,18 @@ pub fn render(page: &Page) -> String {
     table(&mut out, page.blocks, "block", page.limit);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// The `height` attribute of an SVG document's root element, in pixels.
+fn svg_height(svg: &str) -> Option<f64> {
+    let root = &svg[svg.find("<svg")?..];
+    let root = &root[..root.find('>')?];
+    let at = root.find(" height=\"")? + " height=\"".len();
+    let value = &root[at..];
+    value[..value.find('"')?]
+        .trim_end_matches("px")
+        .parse()
+        .ok()
 }
 
 fn table(out: &mut String, rows: &[Row], what: &str, limit: usize) {
@@ -177,14 +193,14 @@ mod tests {
             summary: "nesprof profile report\n",
             cfg_svg: "<svg></svg>",
             cfg_layout: "the built-in layout",
-            flame_svg: Some("<svg onload=\"init(evt)\"><text>\"q\"</text></svg>"),
+            flame_svg: Some("<?xml version=\"1.0\"?><svg width=\"1200\" height=\"200\" onload=\"init(evt)\"><text>q</text></svg>"),
             blocks: &rows,
             functions: None,
             limit: 10,
         });
         assert!(html.contains("<title>nesprof profile: x&amp;y.nes</title>"));
         assert!(html.contains("<td>a&lt;b&gt;</td>"));
-        assert!(html.contains("srcdoc=\"&lt;svg onload=&quot;init(evt)&quot;"));
+        assert!(html.contains("style=\"height:224px\" src=\"data:image/svg+xml;base64,"));
         assert!(html.contains("<td>50.00</td><td>25.00</td>"));
         // Nothing fetched from elsewhere.
         for needle in ["src=\"http", "href=\"http", "<link", "<script src"] {

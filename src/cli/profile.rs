@@ -334,7 +334,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         summary,
         cfg_svg: &cfg_svg,
         cfg_layout,
-        flame_svg: Some(&flame_svg),
+        flame_svg: std::str::from_utf8(&flame_svg).ok(),
         blocks: &blocks,
         functions: functions.as_deref(),
         limit: HTML_ROWS,
