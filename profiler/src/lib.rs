@@ -4,7 +4,8 @@
 //! timer thread (`timer`), the feeder thread that hands batches to a builder
 //! (`feeder`), the conversion of retired instructions into samples
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
-//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs.
+//! (`stream`), CFG files (`cfg_file`) and their reports, DOT and diffs,
+//! and FCEUX code/data logs (`cdl`).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -18,6 +19,7 @@
 //! by `convert.rs`, on the feeder's thread) → the builder
 //! (`gfc/src/gaussiano/mod.rs`) → the hot CFG (`gfc/src/cfg.rs`).
 
+pub mod cdl;
 pub mod cfg_file;
 pub mod convert;
 pub mod diff;

@@ -11,6 +11,7 @@
 //! `render.rs`).
 
 use super::{Ppu, CTRL_BG_TABLE};
+use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
 
 /// `SPREAD[b]` puts bit 7-i of `b` into bit 0 of byte i (left pixel first).
@@ -121,12 +122,16 @@ impl Ppu {
 
     #[inline(always)]
     fn fetch_pattern_lo<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
-        self.pattern_lo_latch = self.fetch_if::<REPORT>(self.bg_pattern_address(), cart);
+        let addr = self.bg_pattern_address();
+        self.pattern_lo_latch = self.fetch_if::<REPORT>(addr, cart);
+        cart.log_chr(addr, 0, CHR_DRAWN);
     }
 
     #[inline(always)]
     fn fetch_pattern_hi<const REPORT: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
-        let hi = self.fetch_if::<REPORT>(self.bg_pattern_address() | 8, cart);
+        let addr = self.bg_pattern_address() | 8;
+        let hi = self.fetch_if::<REPORT>(addr, cart);
+        cart.log_chr(addr, 0, CHR_DRAWN);
         self.store_tile(tile, self.pattern_lo_latch, hi);
     }
 
