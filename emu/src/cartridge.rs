@@ -139,6 +139,11 @@ impl Cartridge {
     /// `access_log.rs`), logged if a log is attached.
     #[inline(always)]
     pub fn log_prg(&mut self, addr: u16, flags: u8) {
+        // The address first: for zero-page operands the compiler knows it
+        // is below $8000 and drops the whole check.
+        if addr < 0x8000 {
+            return;
+        }
         if let Some(log) = self.access_log.as_deref_mut() {
             log.prg_access(&self.banks, addr, flags);
         }

@@ -124,14 +124,19 @@ impl Ppu {
     fn fetch_pattern_lo<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
         let addr = self.bg_pattern_address();
         self.pattern_lo_latch = self.fetch_if::<REPORT>(addr, cart);
-        cart.log_chr(addr, 0, CHR_DRAWN);
+        self.pattern_lo_addr = addr;
     }
 
     #[inline(always)]
     fn fetch_pattern_hi<const REPORT: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
         let addr = self.bg_pattern_address() | 8;
         let hi = self.fetch_if::<REPORT>(addr, cart);
-        cart.log_chr(addr, 0, CHR_DRAWN);
+        // Both planes (the low one's address kept at its fetch, so a
+        // $2000 write between the two is seen as the PPU saw it). The low
+        // address never has bit 3 set and the high one always does, so the
+        // difference is never 0.
+        let lo = self.pattern_lo_addr;
+        cart.log_chr(lo, addr.wrapping_sub(lo), CHR_DRAWN);
         self.store_tile(tile, self.pattern_lo_latch, hi);
     }
 
