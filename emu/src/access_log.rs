@@ -36,8 +36,15 @@
 //!   fetches from CHR into the PPU's read buffer).
 //!
 //! Cost: the log hangs off the cartridge as an `Option`; the hooks test it
-//! and call out of line only when it is attached, so an unlogged run pays a
-//! load and a branch per data-reading instruction and per pattern fetch.
+//! and call out of line only when it is attached. A data-reading
+//! instruction tests the address first (zero-page operands drop the check
+//! at compile time); the PPU marks both planes of a background tile row at
+//! its second fetch, and its whole-line path (`ppu/line.rs` `run_line`,
+//! where most tiles are fetched) tests once per line and runs a tile loop
+//! without the check when no log is attached. Measured unlogged with
+//! cachegrind, fff.nes 600 frames with its movie: +1.1 % instructions on
+//! the translator, +0.7 % on the interpreter (what remains: sprite rows,
+//! $2007, tiles fetched dot by dot).
 
 use crate::mapper::Banks;
 
