@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::access_log::AccessLog;
 use crate::error::{EmuError, RomProblem};
 use crate::mapper::{self, Banks, BoardSizes, Mapper, RamHalves, CHR_PAGE, PRG_PAGE};
 use crate::rom::{Header, Mirroring, RomImage};
@@ -24,6 +25,9 @@ pub struct Cartridge {
     /// The MMC6's RAM enables, when the board is one.
     ram_halves: Option<RamHalves>,
     bus_conflicts: bool,
+    /// The code/data logger's data side, when a run asked for a `.cdl`
+    /// (`access_log.rs`); `None` costs the hooks one branch each.
+    pub access_log: Option<Box<AccessLog>>,
 }
 
 impl Cartridge {
@@ -84,6 +88,7 @@ impl Cartridge {
             ram_follows_ppu: false,
             ram_halves: None,
             bus_conflicts,
+            access_log: None,
         };
         cart.power_on();
         Ok(cart)
@@ -128,6 +133,29 @@ impl Cartridge {
     #[inline(always)]
     pub fn prg_rom_read(&self, addr: u16) -> u8 {
         self.prg_rom[self.banks.prg[(addr as usize >> 13) & 3] + (addr as usize & 0x1FFF)]
+    }
+
+    /// A data access of CPU address `addr` with `flags` (see
+    /// `access_log.rs`), logged if a log is attached.
+    #[inline(always)]
+    pub fn log_prg(&mut self, addr: u16, flags: u8) {
+        // The address first: for zero-page operands the compiler knows it
+        // is below $8000 and drops the whole check.
+        if addr < 0x8000 {
+            return;
+        }
+        if let Some(log) = self.access_log.as_deref_mut() {
+            log.prg_access(&self.banks, addr, flags);
+        }
+    }
+
+    /// A PPU access of pattern address `addr` (and `addr + extra` when
+    /// `extra` is not 0) with `flags`, logged if a log is attached.
+    #[inline(always)]
+    pub fn log_chr(&mut self, addr: u16, extra: u16, flags: u8) {
+        if let Some(log) = self.access_log.as_deref_mut() {
+            log.chr_access(&self.banks, addr, extra, flags);
+        }
     }
 
     #[inline]

@@ -19,6 +19,7 @@
 //! (`code_addr.rs`: the CPU address, plus the PRG bank on boards that switch
 //! banks).
 
+pub mod access_log;
 pub mod apu;
 pub mod bus;
 pub mod call_stacks;

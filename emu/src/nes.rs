@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::access_log::AccessLog;
 use crate::bus::Bus;
 use crate::cartridge::Cartridge;
 use crate::code_addr::CodeMap;
@@ -295,6 +296,25 @@ impl Nes {
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
         self.flush_flow();
         self.probes.flow.take()
+    }
+
+    /// Starts the code/data log's data side (`access_log.rs`) from now,
+    /// replacing any log so far: PRG-ROM data reads, DMC fetches, CHR
+    /// drawn and read. The code side comes from the flow counts.
+    pub fn record_accesses(&mut self) {
+        let cart = &mut self.bus.cart;
+        cart.access_log = Some(Box::new(AccessLog::new(cart.prg_rom.len(), cart.chr.len())));
+    }
+
+    /// The access log so far (`None` unless [`Nes::record_accesses`] was
+    /// called).
+    pub fn access_log(&self) -> Option<&AccessLog> {
+        self.bus.cart.access_log.as_deref()
+    }
+
+    /// Stops the access log and hands it over.
+    pub fn take_access_log(&mut self) -> Option<Box<AccessLog>> {
+        self.bus.cart.access_log.take()
     }
 
     /// Attaches a sampler: from now on it sees every retired instruction.

@@ -7,7 +7,8 @@
 //! (`stream`), CFG files (`cfg_file`) and their reports: DOT and diffs, the
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
 //! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
-//! and symbol tables that name blocks by label (`symbols`).
+//! symbol tables that name blocks by label (`symbols`), and FCEUX code/data
+//! logs (`cdl`).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -21,6 +22,7 @@
 //! by `convert.rs`, on the feeder's thread) → the builder
 //! (`gfc/src/gaussiano/mod.rs`) → the hot CFG (`gfc/src/cfg.rs`).
 
+pub mod cdl;
 pub mod cfg_file;
 pub mod cfg_svg;
 pub mod convert;

@@ -79,6 +79,10 @@ pub struct ProfileArgs {
     /// Output directory (default: results/profile-<rom>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the run's executed code and read data as an FCEUX
+    /// code/data log (.cdl) to this file.
+    #[arg(long, value_name = "F.cdl")]
+    pub cdl: Option<PathBuf>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -127,6 +131,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     // interrupted or failed run leaves the previous outputs as they were.
     let mut outputs = OutputSet::new(&out_dir)?;
 
+    if let Some(path) = &args.cdl {
+        atomic::check(path)?;
+        nes.record_accesses();
+    }
     let bar = frames_bar(frames, &stem(&args.rom));
     let result = session::run(&mut nes, replay.as_ref(), frames, &settings, |f| {
         bar.set_position(f);
@@ -340,6 +348,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         limit: HTML_ROWS,
     });
     outputs.write("report.html", page)?;
+    if let (Some(path), Some(log)) = (&args.cdl, nes.access_log()) {
+        let sizes = profiler::cdl::CdlSizes::of(nes.cartridge());
+        atomic::write_or_say(path, profiler::cdl::build(&result.counts, log, sizes))?;
+    }
     outputs.commit()?;
     eprint!("{report}");
     eprintln!("wrote {}", out_dir.display());

@@ -5,6 +5,7 @@
 
 use super::opcodes::Mode::{self, *};
 use super::{Cpu, Cycles};
+use crate::access_log::{DATA, INDIRECT_DATA};
 use crate::bus::Bus;
 
 impl Cpu {
@@ -22,7 +23,15 @@ impl Cpu {
             Immediate => src.fetch(self, bus),
             _ => {
                 let addr = self.read_address(bus, src, mode);
-                self.load(bus, src, addr)
+                let value = self.load(bus, src, addr);
+                // The operand is data the program asked for (the code/data
+                // log's data side, `access_log.rs`); both engines run this.
+                let flags = match mode {
+                    IndirectX | IndirectY => DATA | INDIRECT_DATA,
+                    _ => DATA,
+                };
+                bus.cart.log_prg(addr, flags);
+                value
             }
         }
     }

@@ -2,6 +2,7 @@
 //! RTI, BRK, and the JAM opcodes that halt the CPU.
 
 use super::{Cpu, Cycles, B, U};
+use crate::access_log::DATA;
 use crate::bus::Bus;
 
 impl Cpu {
@@ -57,8 +58,12 @@ impl Cpu {
         let lo = src.fetch(self, bus);
         let hi = src.fetch(self, bus);
         let ptr = u16::from_le_bytes([lo, hi]);
+        let hi_addr = (ptr & 0xFF00) | (ptr.wrapping_add(1) & 0x00FF);
         let target_lo = self.load(bus, src, ptr);
-        let target_hi = self.load(bus, src, (ptr & 0xFF00) | (ptr.wrapping_add(1) & 0x00FF));
+        let target_hi = self.load(bus, src, hi_addr);
+        // The pointer is data (the code/data log, `access_log.rs`).
+        bus.cart.log_prg(ptr, DATA);
+        bus.cart.log_prg(hi_addr, DATA);
         self.pc = u16::from_le_bytes([target_lo, target_hi]);
     }
 

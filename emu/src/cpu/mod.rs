@@ -193,6 +193,8 @@ impl Cpu {
         self.p |= I | U;
         let lo = self.read(bus, RESET_VECTOR);
         let hi = self.read(bus, RESET_VECTOR + 1);
+        bus.cart.log_prg(RESET_VECTOR, crate::access_log::DATA);
+        bus.cart.log_prg(RESET_VECTOR + 1, crate::access_log::DATA);
         self.pc = u16::from_le_bytes([lo, hi]);
         self.need_nmi = false;
         self.prev_need_nmi = false;
@@ -270,6 +272,9 @@ impl Cpu {
         };
         let lo = self.load(bus, src, vector);
         let hi = self.load(bus, src, vector + 1);
+        // Vectors are data (as FCEUX's `LogCDVectors` logs them).
+        bus.cart.log_prg(vector, crate::access_log::DATA);
+        bus.cart.log_prg(vector + 1, crate::access_log::DATA);
         self.pc = u16::from_le_bytes([lo, hi]);
         // The first instruction of a handler always runs before another
         // interrupt is taken.

@@ -17,6 +17,7 @@
 //! port, so the halted cycles clock the controller once, and the CPU's real
 //! read after the DMC get clocks it again (one bit lost; `dma_4016_read`).
 
+use crate::access_log::{DATA, PCM};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
 
@@ -35,11 +36,14 @@ impl Cpu {
             let dmc_ready = bus.dma.dmc_ready_to_fetch();
             bus.dma.begin_cycle();
             if get && dmc_ready {
-                let value = bus.dmc_dma_read(bus.dma.dmc_address, addr);
+                let src = bus.dma.dmc_address;
+                let value = bus.dmc_dma_read(src, addr);
+                bus.cart.log_prg(src, PCM | DATA);
                 self.poll_interrupts(bus);
                 bus.dmc_dma_complete(value);
             } else if let (true, None, Some(src)) = (get, oam_latch, bus.dma.oam_source()) {
                 oam_latch = Some(bus.oam_dma_read(src, addr));
+                bus.cart.log_prg(src, DATA);
                 self.poll_interrupts(bus);
             } else if let (false, Some(value)) = (get, oam_latch) {
                 oam_latch = None;

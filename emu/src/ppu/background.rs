@@ -11,6 +11,7 @@
 //! `render.rs`).
 
 use super::{Ppu, CTRL_BG_TABLE};
+use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
 
 /// `SPREAD[b]` puts bit 7-i of `b` into bit 0 of byte i (left pixel first).
@@ -60,8 +61,8 @@ impl Ppu {
         match dot & 7 {
             1 => self.fetch_nametable::<true>(cart),
             3 => self.fetch_attribute::<true>(cart),
-            5 => self.fetch_pattern_lo::<true>(cart),
-            7 => self.fetch_pattern_hi::<true>(tile, cart),
+            5 => self.fetch_pattern_lo::<true, true>(cart),
+            7 => self.fetch_pattern_hi::<true, true>(tile, cart),
             0 => self.increment_coarse_x(),
             _ => {}
         }
@@ -70,22 +71,24 @@ impl Ppu {
     /// All four fetches of a tile and the coarse-X increment, as one step
     /// (for catch-up runs, where nothing can observe the dots in between).
     #[inline(always)]
-    pub(super) fn background_tile(&mut self, tile: usize, cart: &mut Cartridge) {
-        self.background_tile_reporting::<true>(tile, cart);
+    /// `LOG` false: the caller knows no code/data log is attached, and the
+    /// tile pays no check for one (a line checks once; see `run_line`).
+    pub(super) fn background_tile<const LOG: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
+        self.background_tile_reporting::<true, LOG>(tile, cart);
     }
 
     /// [`Ppu::background_tile`], telling a watching mapper of the fetches
     /// only if `REPORT` (off: the caller reported what needs reporting).
     #[inline(always)]
-    pub(super) fn background_tile_reporting<const REPORT: bool>(
+    pub(super) fn background_tile_reporting<const REPORT: bool, const LOG: bool>(
         &mut self,
         tile: usize,
         cart: &mut Cartridge,
     ) {
         self.fetch_nametable::<REPORT>(cart);
         self.fetch_attribute::<REPORT>(cart);
-        self.fetch_pattern_lo::<REPORT>(cart);
-        self.fetch_pattern_hi::<REPORT>(tile, cart);
+        self.fetch_pattern_lo::<REPORT, LOG>(cart);
+        self.fetch_pattern_hi::<REPORT, LOG>(tile, cart);
         self.increment_coarse_x();
     }
 
@@ -100,9 +103,9 @@ impl Ppu {
         self.dots = start + 3;
         self.fetch_attribute::<true>(cart);
         self.dots = start + 5;
-        self.fetch_pattern_lo::<true>(cart);
+        self.fetch_pattern_lo::<true, true>(cart);
         self.dots = start + 7;
-        self.fetch_pattern_hi::<true>(tile, cart);
+        self.fetch_pattern_hi::<true, true>(tile, cart);
         self.increment_coarse_x();
     }
 
@@ -120,13 +123,30 @@ impl Ppu {
     }
 
     #[inline(always)]
-    fn fetch_pattern_lo<const REPORT: bool>(&mut self, cart: &mut Cartridge) {
-        self.pattern_lo_latch = self.fetch_if::<REPORT>(self.bg_pattern_address(), cart);
+    fn fetch_pattern_lo<const REPORT: bool, const LOG: bool>(&mut self, cart: &mut Cartridge) {
+        let addr = self.bg_pattern_address();
+        self.pattern_lo_latch = self.fetch_if::<REPORT>(addr, cart);
+        if LOG {
+            self.pattern_lo_addr = addr;
+        }
     }
 
     #[inline(always)]
-    fn fetch_pattern_hi<const REPORT: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
-        let hi = self.fetch_if::<REPORT>(self.bg_pattern_address() | 8, cart);
+    fn fetch_pattern_hi<const REPORT: bool, const LOG: bool>(
+        &mut self,
+        tile: usize,
+        cart: &mut Cartridge,
+    ) {
+        let addr = self.bg_pattern_address() | 8;
+        let hi = self.fetch_if::<REPORT>(addr, cart);
+        // Both planes (the low one's address kept at its fetch, so a
+        // $2000 write between the two is seen as the PPU saw it). The low
+        // address never has bit 3 set and the high one always does, so the
+        // difference is never 0.
+        if LOG {
+            let lo = self.pattern_lo_addr;
+            cart.log_chr(lo, addr.wrapping_sub(lo), CHR_DRAWN);
+        }
         self.store_tile(tile, self.pattern_lo_latch, hi);
     }
 

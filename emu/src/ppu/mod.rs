@@ -135,6 +135,9 @@ pub struct Ppu {
     nt_latch: u8,
     at_latch: u8,
     pattern_lo_latch: u8,
+    /// Where `pattern_lo_latch` was fetched from: the code/data log marks
+    /// both planes of a tile row at the high fetch, one check per tile.
+    pattern_lo_addr: u16,
     /// Background pixels of the line in fetch order (see `background.rs`).
     bg_line: [u8; LINE_TILES * 8],
     /// Next pixel of the current line to output.
@@ -199,6 +202,7 @@ impl Ppu {
             nt_latch: 0,
             at_latch: 0,
             pattern_lo_latch: 0,
+            pattern_lo_addr: 0,
             bg_line: [0; LINE_TILES * 8],
             rendered_x: 0,
             read_buffer: 0,

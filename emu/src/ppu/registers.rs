@@ -74,6 +74,8 @@ impl Ppu {
                 } else {
                     let buffered = self.read_buffer;
                     self.buffer_refill = Some((now + BUFFER_REFILL_DOTS, cart.ppu_read(addr)));
+                    // CHR read by the CPU (the code/data log, `access_log.rs`).
+                    cart.log_chr(addr, 0, crate::access_log::CHR_READ);
                     self.open_bus.refresh(buffered, 0xFF, now);
                     buffered
                 };

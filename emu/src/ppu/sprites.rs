@@ -12,6 +12,7 @@
 
 use super::sprite_eval::{Phase, SpriteEval, FIRST_EVAL_DOT, LAST_EVAL_DOT};
 use super::{Ppu, CTRL_SPRITE_16, CTRL_SPRITE_TABLE, PRE_RENDER_LINE};
+use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
 
 impl Ppu {
@@ -250,6 +251,9 @@ impl Ppu {
                 }
                 let addr = self.sprite_pattern_address(slot) | if step == 6 { 8 } else { 0 };
                 let data = self.fetch(addr, cart);
+                if used {
+                    cart.log_chr(addr, 0, CHR_DRAWN);
+                }
                 if step == 4 {
                     self.sprite_lo_latch = data;
                 } else if used {
@@ -275,6 +279,7 @@ impl Ppu {
             if used {
                 let addr = self.sprite_pattern_address(slot);
                 let (lo, hi) = (cart.ppu_read(addr), cart.ppu_read(addr | 8));
+                cart.log_chr(addr, 8, CHR_DRAWN);
                 self.sprite_row_fetched(slot, lo, hi, pre_render);
             }
         }
@@ -327,6 +332,7 @@ impl Ppu {
             self.dots = start + base + 6;
             let hi = self.fetch(addr | 8, cart);
             if used {
+                cart.log_chr(addr, 8, CHR_DRAWN);
                 self.sprite_row_fetched(slot, lo, hi, pre_render);
             } else {
                 self.sprite_lo_latch = lo;
