@@ -76,7 +76,10 @@ fn wait(child: &mut std::process::Child) -> ExitStatus {
 /// Files whose content depends on the machine's speed (wall times), so they
 /// are compared by presence only.
 fn timed(name: &str) -> bool {
-    matches!(name, "report.txt" | "timing.txt" | "tables.md")
+    matches!(
+        name,
+        "report.txt" | "report.html" | "timing.txt" | "tables.md"
+    )
 }
 
 /// Runs `args` (writing into `--out dir`, appended) interrupted by `signal`

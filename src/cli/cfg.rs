@@ -265,9 +265,9 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             args.samples.display()
         );
     }
-    let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
     // A bad --out is refused before the replay.
     let outputs = args.out.as_deref().map(OutputSet::new).transpose()?;
+    let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
     let builder = profiler::session::replay_batches(&stream.batches, args.builder, args.config);
     let hot = builder.graph();
     let profile = builder.edge_profile();

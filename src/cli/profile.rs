@@ -101,11 +101,6 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
-    let symbols = symbol_files::load(
-        &args.symbols,
-        Some(&args.rom),
-        nes.cartridge().prg_rom.len(),
-    )?;
     let frames = match (args.frames, args.minutes) {
         (Some(f), _) => f,
         (None, Some(m)) => minutes_to_frames(m),
@@ -130,6 +125,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     // Every output is staged and the set committed at the end: an
     // interrupted or failed run leaves the previous outputs as they were.
     let mut outputs = OutputSet::new(&out_dir)?;
+    // After the output checks: a run refused for its --out says only that.
+    let symbols = symbol_files::load(
+        &args.symbols,
+        Some(&args.rom),
+        nes.cartridge().prg_rom.len(),
+    )?;
 
     if let Some(path) = &args.cdl {
         atomic::check(path)?;

@@ -33,7 +33,7 @@
 
 use std::collections::HashMap;
 
-use super::{Label, LineError, Location};
+use super::location::{Label, LineError, Location};
 
 /// Size of the iNES header before PRG ROM in a `.nes` file.
 const INES_HEADER: i64 = 16;

@@ -21,7 +21,7 @@
 //! fields, a bad hex address, a range whose end is not after its start), the
 //! reader stops with the line number, so a broken generated file is noticed.
 
-use super::{Label, LineError, Location};
+use super::location::{Label, LineError, Location};
 
 fn hex(text: &str, line: usize) -> Result<u32, LineError> {
     let bad = || LineError::new(line, format!("bad address {text:?}"));

@@ -32,7 +32,7 @@
 
 use std::path::Path;
 
-use super::{Label, LineError, Location};
+use super::location::{Label, LineError, Location};
 
 /// Bytes per bank in FCEUX's name list file names (its default page size).
 const BANK: u32 = 0x4000;
