@@ -72,7 +72,8 @@ impl Ppu {
     /// (for catch-up runs, where nothing can observe the dots in between).
     #[inline(always)]
     /// `LOG` false: the caller knows no code/data log is attached, and the
-    /// tile pays no check for one (a line checks once; see `run_line`).
+    /// tile pays no check for one (the whole-line paths, which `run_dots`
+    /// takes only when there is none).
     pub(super) fn background_tile<const LOG: bool>(&mut self, tile: usize, cart: &mut Cartridge) {
         self.background_tile_reporting::<true, LOG>(tile, cart);
     }

@@ -21,16 +21,8 @@ impl Ppu {
         if rendering_line && self.rendering_enabled() {
             let visible = line < 240;
             self.begin_rendering_line();
-            // One check for a code/data log per line, not per tile.
-            let log = cart.access_log.is_some();
-            if log {
-                for tile in 2..super::LINE_TILES {
-                    self.background_tile::<true>(tile, cart);
-                }
-            } else {
-                for tile in 2..super::LINE_TILES {
-                    self.background_tile::<false>(tile, cart);
-                }
+            for tile in 2..super::LINE_TILES {
+                self.background_tile::<false>(tile, cart);
             }
             self.dot = 256;
             if visible {
@@ -43,11 +35,7 @@ impl Ppu {
                 self.copy_vertical();
             }
             for tile in 0..2 {
-                if log {
-                    self.background_tile::<true>(tile, cart);
-                } else {
-                    self.background_tile::<false>(tile, cart);
-                }
+                self.background_tile::<false>(tile, cart);
             }
             self.dummy_nametable_fetch(cart);
             if !visible {
@@ -97,7 +85,7 @@ impl Ppu {
             self.dots = start + 1;
             self.report_bus(0x2000, cart);
             for tile in 2..super::LINE_TILES {
-                self.background_tile_reporting::<false, true>(tile, cart);
+                self.background_tile_reporting::<false, false>(tile, cart);
             }
         } else {
             for tile in 2..super::LINE_TILES {
@@ -119,7 +107,7 @@ impl Ppu {
             self.dots = start + 321;
             self.report_bus(0x2000, cart);
             for tile in 0..2 {
-                self.background_tile_reporting::<false, true>(tile, cart);
+                self.background_tile_reporting::<false, false>(tile, cart);
             }
         } else {
             for tile in 0..2 {

@@ -262,7 +262,10 @@ impl Ppu {
     /// done line at a time (see `line.rs`), the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 {
+            // A line at once only with no code/data log attached: the
+            // whole-line paths log nothing, a logged run takes the tile
+            // and dot paths, which do (`access_log.rs`).
+            if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 && cart.access_log.is_none() {
                 // Two separate tests: `run_line` inlined under the first,
                 // where no mapper watches, is smaller and faster (its
                 // fetches' "does the mapper watch" tests fold away).

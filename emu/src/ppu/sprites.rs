@@ -279,7 +279,6 @@ impl Ppu {
             if used {
                 let addr = self.sprite_pattern_address(slot);
                 let (lo, hi) = (cart.ppu_read(addr), cart.ppu_read(addr | 8));
-                cart.log_chr(addr, 8, CHR_DRAWN);
                 self.sprite_row_fetched(slot, lo, hi, pre_render);
             }
         }
@@ -332,7 +331,6 @@ impl Ppu {
             self.dots = start + base + 6;
             let hi = self.fetch(addr | 8, cart);
             if used {
-                cart.log_chr(addr, 8, CHR_DRAWN);
                 self.sprite_row_fetched(slot, lo, hi, pre_render);
             } else {
                 self.sprite_lo_latch = lo;
