@@ -7,9 +7,13 @@ use crate::gaussiano::params::GfcParams;
 use crate::gaussiano::{Counters, GfcGaussiano};
 use crate::sample::Sample;
 use crate::trace::TraceBuilder;
+use serde::{Deserialize, Serialize};
 
 /// The hot-CFG builders, by the name `--builder` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum BuilderKind {
     /// GFCGaussiano as the thesis specifies it (`gaussiano/`).
     Gfc,

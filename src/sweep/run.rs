@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use gfc::{BuilderKind, Cfg, GfcParams, HotTruth, Metrics, Sample};
 use profiler::cfg_file::CfgFile;
 use profiler::session::{self, ProfileSettings};
+use serde::{Deserialize, Serialize};
 
 use super::workloads::Workload;
 use crate::open::open;
@@ -72,7 +73,7 @@ impl Emulated {
 }
 
 /// A builder without parameters, scored on a workload.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BuilderResult {
     pub builder: BuilderKind,
     pub metrics: Metrics,
@@ -213,7 +214,7 @@ pub fn emulate(
 }
 
 /// One configuration's result on one workload.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigResult {
     pub params: GfcParams,
     /// Bins at the end (the thesis' "Baldes" column).
@@ -244,7 +245,9 @@ pub fn replay_config(e: &Emulated, params: GfcParams) -> ConfigResult {
     }
 }
 
-/// All results of one workload.
+/// All results of one workload (also what a sweep shard stores, with its
+/// slice of the configurations: `shard.rs`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkloadResult {
     pub name: String,
     pub rom: String,

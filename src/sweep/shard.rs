@@ -29,12 +29,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gfc::{BuilderKind, GfcParams, Metrics};
-use profiler::cfg_file::CfgFile;
+use gfc::{BuilderKind, GfcParams};
 use profiler::session::ProfileSettings;
 use serde::{Deserialize, Serialize};
 
-use super::run::{BuilderResult, ConfigResult, SweepOutcome, WorkloadError, WorkloadResult};
+use super::run::{SweepOutcome, WorkloadError, WorkloadResult};
 use super::workloads::Workload;
 
 /// Version of [`ShardFile`]'s shape; bumped on incompatible changes.
@@ -167,49 +166,11 @@ pub struct ShardWorkload {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ShardOutcome {
-    Ran(Box<RanWorkload>),
+    /// The workload's results, its configurations this shard's slice.
+    Ran(Box<WorkloadResult>),
     /// The ROM is missing (a skip in a single run).
     Skipped(String),
     Failed(String),
-}
-
-/// [`WorkloadResult`] as stored: its configurations are this shard's slice.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RanWorkload {
-    pub rom: String,
-    pub frames: u64,
-    pub frame_hash: u64,
-    pub executed_instructions: u64,
-    pub sampled_instructions: u64,
-    pub batches: usize,
-    pub truth_blocks: usize,
-    pub truth_edges: usize,
-    pub edges_h90: usize,
-    pub edges_h99: usize,
-    pub top_edge_pct: f64,
-    pub emulate_wall: Duration,
-    pub configs: Vec<StoredConfig>,
-    pub trace: StoredBuilder,
-    pub h90_record: CfgFile,
-    pub best_record: CfgFile,
-    pub trace_record: CfgFile,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StoredConfig {
-    pub params: GfcParams,
-    pub bins: usize,
-    pub metrics: Metrics,
-    pub replay: Duration,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StoredBuilder {
-    /// [`BuilderKind::name`].
-    pub builder: String,
-    pub metrics: Metrics,
-    pub profile_edges: usize,
-    pub replay: Duration,
 }
 
 /// FNV-1a 64 of a file, hex, or why there is none.
@@ -279,7 +240,7 @@ pub fn shard_file(
         workloads.push(ShardWorkload {
             index,
             name: r.name.clone(),
-            outcome: ShardOutcome::Ran(Box::new(stored(r))),
+            outcome: ShardOutcome::Ran(Box::new(r.clone())),
         });
     }
     for (index, e) in &outcome.problems {
@@ -301,42 +262,6 @@ pub fn shard_file(
         workloads,
         wall: outcome.wall,
         threads,
-    }
-}
-
-fn stored(r: &WorkloadResult) -> RanWorkload {
-    RanWorkload {
-        rom: r.rom.clone(),
-        frames: r.frames,
-        frame_hash: r.frame_hash,
-        executed_instructions: r.executed_instructions,
-        sampled_instructions: r.sampled_instructions,
-        batches: r.batches,
-        truth_blocks: r.truth_blocks,
-        truth_edges: r.truth_edges,
-        edges_h90: r.edges_h90,
-        edges_h99: r.edges_h99,
-        top_edge_pct: r.top_edge_pct,
-        emulate_wall: r.emulate_wall,
-        configs: r
-            .configs
-            .iter()
-            .map(|c| StoredConfig {
-                params: c.params,
-                bins: c.bins,
-                metrics: c.metrics,
-                replay: c.replay,
-            })
-            .collect(),
-        trace: StoredBuilder {
-            builder: r.trace.builder.name().into(),
-            metrics: r.trace.metrics,
-            profile_edges: r.trace.profile_edges,
-            replay: r.trace.replay,
-        },
-        h90_record: r.h90_record.clone(),
-        best_record: r.best_record.clone(),
-        trace_record: r.trace_record.clone(),
     }
 }
 
@@ -420,9 +345,6 @@ impl ShardFile {
                         got.len(),
                         want.len()
                     ));
-                }
-                if BuilderKind::ALL.iter().all(|b| b.name() != r.trace.builder) {
-                    return Err(format!("unknown builder {:?}", r.trace.builder));
                 }
             }
         }
@@ -576,14 +498,13 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
                             "workload {name}: shards {first_shard}/{n} and {i}/{n} disagree ({why}); were they run by the same nesprof build?"
                         ));
                     }
-                    configs.extend(r.configs.iter().map(|c| ConfigResult {
-                        params: c.params,
-                        bins: c.bins,
-                        metrics: c.metrics,
-                        replay: c.replay,
-                    }));
+                    configs.extend(r.configs.iter().cloned());
                 }
-                outcome.results.push(result(name, base, configs));
+                outcome.results.push(WorkloadResult {
+                    name: name.clone(),
+                    configs,
+                    ..(**base).clone()
+                });
                 outcome.ran.push(index);
             }
             ShardOutcome::Skipped(m) | ShardOutcome::Failed(m) => {
@@ -624,43 +545,9 @@ fn problem_text(p: &ShardOutcome) -> &str {
     }
 }
 
-/// A single run's [`WorkloadResult`] from a workload's stored part and its
-/// configurations gathered from all shards.
-fn result(name: &str, r: &RanWorkload, configs: Vec<ConfigResult>) -> WorkloadResult {
-    let builder = BuilderKind::ALL
-        .into_iter()
-        .find(|b| b.name() == r.trace.builder)
-        .unwrap_or(BuilderKind::Trace);
-    WorkloadResult {
-        name: name.to_string(),
-        rom: r.rom.clone(),
-        frames: r.frames,
-        frame_hash: r.frame_hash,
-        executed_instructions: r.executed_instructions,
-        sampled_instructions: r.sampled_instructions,
-        batches: r.batches,
-        truth_blocks: r.truth_blocks,
-        truth_edges: r.truth_edges,
-        edges_h90: r.edges_h90,
-        edges_h99: r.edges_h99,
-        top_edge_pct: r.top_edge_pct,
-        emulate_wall: r.emulate_wall,
-        configs,
-        trace: BuilderResult {
-            builder,
-            metrics: r.trace.metrics,
-            profile_edges: r.trace.profile_edges,
-            replay: r.trace.replay,
-        },
-        h90_record: r.h90_record.clone(),
-        best_record: r.best_record.clone(),
-        trace_record: r.trace_record.clone(),
-    }
-}
-
 /// How two shards' emulations of one workload differ, if they do (they
 /// cannot, from the same build: the emulation is deterministic).
-fn disagreement(a: &RanWorkload, b: &RanWorkload) -> Option<String> {
+fn disagreement(a: &WorkloadResult, b: &WorkloadResult) -> Option<String> {
     let pairs = [
         ("frame hash", a.frame_hash, b.frame_hash),
         ("frames", a.frames, b.frames),
