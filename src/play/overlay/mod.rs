@@ -342,9 +342,12 @@ impl Overlay {
             .final_dropped
             .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));
         let gfc = self.builder.has_params();
-        let pc_name = self.symbols.as_ref().and_then(|s| {
-            let code = nes.pc_code();
-            s.lookup(code).map(|_| s.describe(code))
+        // The PC by its label, else by its code address (`03:A1F0` on a
+        // banked board, `$C123` otherwise).
+        let code = nes.pc_code();
+        let pc_name = Some(match &self.symbols {
+            Some(s) => s.describe(code),
+            None => emu::code_addr::label(code),
         });
         let status = Status {
             params: gfc.then_some(params),

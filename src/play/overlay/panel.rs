@@ -124,7 +124,8 @@ pub struct Status<'a> {
     /// (similarity, precision, weighted) with `--truth`.
     pub truth: Option<Option<(f64, f64, f64)>>,
     pub pc: u16,
-    /// The label the PC is under, with `--symbols` (`vm_next+$2`).
+    /// How the PC is named: its label with `--symbols` (`vm_next+$2`), else
+    /// its code address (`03:A1F0`); `None` shows the CPU address.
     pub pc_name: Option<&'a str>,
     pub frame: u64,
 }
@@ -196,7 +197,7 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
         }
     }
     match status.pc_name {
-        // The label in place of the address, cut to leave room for the frame.
+        // The name in place of the address, cut to leave room for the frame.
         Some(name) => {
             let room =
                 (LINE_CHARS as usize).saturating_sub(format!("PC   frame {}", status.frame).len());
