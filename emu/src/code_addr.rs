@@ -128,7 +128,10 @@ pub const fn advance(code: u32, len: u16) -> u32 {
 
 /// How people read a code address: `$C123` for a plain one, `BB:AAAA` for
 /// banked PRG ROM, with BB the 16 KiB bank number (as FCEUX's debugger and
-/// name-list files count banks) and AAAA the CPU address.
+/// name-list files count banks) and AAAA the CPU address. Code in RAM
+/// (`$0000`–`$1FFF`) and PRG RAM (`$6000`–`$7FFF`) carries no extra tag:
+/// its address range is the region tag, neither is banked on the boards we
+/// emulate, and a tag would change every NROM output that names RAM code.
 pub fn label(code: u32) -> String {
     match prg_offset(code) {
         None => format!("${code:04X}"),
