@@ -185,3 +185,151 @@ fn committed_roms_match_a_fresh_build() {
     }
     assert!(stale.is_empty(), "{}", stale.join("\n"));
 }
+
+/// `<name>.deps.ron`: the memory dependences a `dep_*` program must produce, written
+/// by hand from its source (schema in roms-test/README.md, "Memory-dependence
+/// programs"). The recorder's tests compare against these files exactly.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DepsFile {
+    program: String,
+    vars: Vec<DepVar>,
+    deps: Vec<Dep>,
+    dead: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DepVar {
+    name: String,
+    addr: u32,
+    len: u32,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Dep {
+    writer: String,
+    reader: String,
+    vars: Vec<String>,
+    #[allow(dead_code)] // read by the recorder's tests; here only parsed
+    crosses_interrupt: bool,
+    nca: String,
+}
+
+/// `al ADDRESS .name` lines of an ld65 label file, as (name, address).
+fn lbl_labels(dir: &Path, name: &str) -> Vec<(String, u32)> {
+    let text = fs::read_to_string(dir.join(format!("{name}.lbl")))
+        .unwrap_or_else(|e| panic!("read roms-test/{name}.lbl: {e}"));
+    text.lines()
+        .filter_map(|line| {
+            let mut f = line.split_whitespace();
+            let (Some("al"), Some(addr), Some(label)) = (f.next(), f.next(), f.next()) else {
+                return None;
+            };
+            let addr = u32::from_str_radix(addr, 16).ok()?;
+            Some((label.trim_start_matches('.').to_owned(), addr))
+        })
+        .collect()
+}
+
+/// Each `dep_*` program has a `.deps.ron` and each `.deps.ron` a program, and every
+/// file agrees with its program's label file: the variables sit at their labels'
+/// addresses in RAM outside the stack page and do not overlap; every variable is
+/// either carried by a dependence or declared dead (so the list covers all the RAM
+/// the program touches); and writers, readers and ancestors are global code labels
+/// (the recorder names a routine by the nearest global label, `Symbols::lookup_global`).
+#[test]
+fn dependence_expectations_match_the_programs() {
+    let dir = roms_dir();
+    let programs = makefile_programs(&dir);
+    let dep_programs: BTreeSet<String> = programs
+        .iter()
+        .filter(|p| p.starts_with("dep_"))
+        .cloned()
+        .collect();
+    let files: BTreeSet<String> = fs::read_dir(&dir)
+        .expect("list roms-test/")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".deps.ron").map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(
+        files, dep_programs,
+        "every dep_* program in the Makefile needs exactly one roms-test/<name>.deps.ron"
+    );
+    assert!(!files.is_empty(), "no dependence programs found");
+
+    let mut problems = Vec::new();
+    for name in &files {
+        let path = dir.join(format!("{name}.deps.ron"));
+        let text = fs::read_to_string(&path).unwrap();
+        let expected: DepsFile =
+            ron::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut problem = |p: String| problems.push(format!("{name}.deps.ron: {p}"));
+        if expected.program != *name {
+            problem(format!("program is {:?}", expected.program));
+        }
+        let labels = lbl_labels(&dir, name);
+        let code_label =
+            |l: &str| !l.starts_with('@') && labels.iter().any(|(n, a)| n == l && *a >= 0x8000);
+        let mut bytes = BTreeSet::new();
+        for var in &expected.vars {
+            if !labels.iter().any(|(n, a)| *n == var.name && *a == var.addr) {
+                problem(format!("{} is not labelled at ${:04X}", var.name, var.addr));
+            }
+            let end = var.addr + var.len;
+            if var.len == 0 || end > 0x0800 || (var.addr < 0x0200 && end > 0x0100) {
+                problem(format!("{} is not in RAM outside the stack page", var.name));
+            }
+            for b in var.addr..end {
+                if !bytes.insert(b) {
+                    problem(format!(
+                        "{} overlaps another variable at ${b:04X}",
+                        var.name
+                    ));
+                }
+            }
+        }
+        let declared = |v: &String| expected.vars.iter().any(|d| d.name == *v);
+        let mut used = BTreeSet::new();
+        let mut pairs = BTreeSet::new();
+        for dep in &expected.deps {
+            for routine in [&dep.writer, &dep.reader, &dep.nca] {
+                if !code_label(routine) {
+                    problem(format!("{routine} is not a global code label"));
+                }
+            }
+            if !pairs.insert((&dep.writer, &dep.reader)) {
+                problem(format!("{} -> {} listed twice", dep.writer, dep.reader));
+            }
+            if dep.vars.is_empty() {
+                problem(format!(
+                    "{} -> {} carries no variable",
+                    dep.writer, dep.reader
+                ));
+            }
+            for v in &dep.vars {
+                if !declared(v) {
+                    problem(format!("{v} is not in vars"));
+                }
+                used.insert(v.clone());
+            }
+        }
+        for v in &expected.dead {
+            if !declared(v) {
+                problem(format!("dead {v} is not in vars"));
+            }
+            if used.contains(v) {
+                problem(format!("{v} is both dead and carried by a dependence"));
+            }
+        }
+        for var in &expected.vars {
+            if !used.contains(&var.name) && !expected.dead.contains(&var.name) {
+                problem(format!("{} is neither carried nor dead", var.name));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -509,7 +509,17 @@ mod tests {
         let dir = roms_test();
         let mut checked = 0;
         for program in [
-            "cfgdemo", "snake", "breakout", "fountain", "maze", "swarm", "plasma", "tracker",
+            "cfgdemo",
+            "snake",
+            "breakout",
+            "fountain",
+            "maze",
+            "swarm",
+            "plasma",
+            "tracker",
+            "dep_counter",
+            "dep_buffer",
+            "dep_dead",
         ] {
             let rom = std::fs::read(dir.join(format!("{program}.nes"))).unwrap();
             let prg_len = rom[4] as usize * 0x4000;
