@@ -26,6 +26,9 @@
 #   first access that logged the byte; nesprof on any access.
 # - 0E/00 at the reset vector: FCEUX logs from power-on, nesprof from after
 #   the reset.
+# - Not explained yet: fff.nes, 3000 frames of its movie, has about ten
+#   indirect-data bytes each way (2E/00, 00/2E) that neither rule covers; both
+#   machines' RAM is equal at the end, so it is not a desync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: $0 ROM FRAMES [MOVIE.fm2]" >&2; exit 2; }
@@ -41,6 +44,11 @@ name=$(basename "$rom" .nes)
 cp "$rom" "$dir/run/$name.nes"
 : >"$dir/run/$name.cdl"
 printf 'SDL.AutoResumeCDL = 1\nSDL.AutoSaveCDL = 1\n' >"$dir/home/.fceux/fceux.cfg"
+# FRAMES advances of FCEUX cover the same stretch as nesprof's --frames FRAMES
+# as far as the log can tell: maze.nes (300 frames, its movie) then agrees on
+# every code and CHR byte; with one more advance FCEUX draws 16 more CHR bytes.
+# (FCEUX's frame starts at vblank, so its RAM after N+1 advances equals
+# nesprof's after N frames: compare logs, not RAM, with this count.)
 cat >"$dir/run/stop.lua" <<EOF
 for i = 1, $frames do emu.frameadvance() end
 emu.exit()
