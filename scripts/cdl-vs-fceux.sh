@@ -27,8 +27,10 @@
 # - 0E/00 at the reset vector: FCEUX logs from power-on, nesprof from after
 #   the reset.
 # - Not explained yet: fff.nes, 3000 frames of its movie, has about ten
-#   indirect-data bytes each way (2E/00, 00/2E) that neither rule covers; both
-#   machines' RAM is equal at the end, so it is not a desync.
+#   indirect-data bytes each way (2E/00, 00/2E) that no rule above covers. Not
+#   a desync (RAM equal at the end), but the set changes with FCEUX's
+#   --newppu 1, so probably loops whose iteration count depends on CPU/PPU
+#   timing (one emulator reads one table entry more than the other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: $0 ROM FRAMES [MOVIE.fm2]" >&2; exit 2; }
