@@ -304,6 +304,13 @@ impl Nes {
     pub fn record_accesses(&mut self) {
         let cart = &mut self.bus.cart;
         cart.access_log = Some(Box::new(AccessLog::new(cart.prg_rom.len(), cart.chr.len())));
+        // Attached before the first instruction: the reset already read its
+        // vector (at power-on, under the banks mapped now), which the log
+        // would otherwise miss (FCEUX, logging from power-on, marks it).
+        if self.retired == 0 {
+            cart.log_prg(0xFFFC, crate::access_log::DATA);
+            cart.log_prg(0xFFFD, crate::access_log::DATA);
+        }
     }
 
     /// The access log so far (`None` unless [`Nes::record_accesses`] was
