@@ -50,6 +50,15 @@ pub enum Command {
     /// Print an execution trace in nestest.log format.
     Trace(trace::TraceArgs),
     /// Profile a run: sampled hot CFG (GFCGaussiano) vs the exact CFG.
+    ///
+    /// Writes into --out: truth.ron, hot_cfg.ron, edge_profile.ron (CFG
+    /// records), hot_cfg.dot (Graphviz), samples.bin (the sample stream, for
+    /// `cfg build`), report.txt and report.html (one self-contained page:
+    /// metrics, hot CFG, flame graph, hottest functions and blocks),
+    /// stacks.folded and flame.svg (the exact call stacks). Blocks are named
+    /// by bank (`03:A1F0`) on bank-switching boards and by label with symbol
+    /// files (--symbols, or files beside the ROM). --cdl also writes an
+    /// FCEUX code/data log.
     Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
     Play(play::PlayArgs),
