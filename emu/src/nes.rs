@@ -14,6 +14,7 @@ use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
 use crate::hash::fnv1a64;
+use crate::memory_profile::MemoryProfile;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 use crate::translate::Translator;
@@ -130,7 +131,7 @@ impl Nes {
             .sampler
             .as_ref()
             .is_some_and(|s| cycle >= s.due_cycle());
-        let probing = sample || self.probes.flow.is_some();
+        let probing = sample || self.probes.flow.is_some() || self.bus.memory.is_some();
         // The instruction's code address under the banks it ran from (it
         // may switch them).
         let code = if probing {
@@ -138,7 +139,13 @@ impl Nes {
         } else {
             pc as u32
         };
-        let kind = self.cpu.step(&mut self.bus);
+        let kind = match self.bus.memory.as_deref_mut() {
+            None => self.cpu.step(&mut self.bus),
+            Some(m) => {
+                m.begin(pc, &self.bus.cart.banks);
+                self.cpu.step_recorded(&mut self.bus)
+            }
+        };
         self.retired += 1;
         if probing {
             let next = self.probes.code_map.key(&self.bus.cart.banks, self.cpu.pc);
@@ -150,6 +157,9 @@ impl Nes {
                     StepKind::Nmi => flow.nmi(next, self.cpu.s),
                     StepKind::Irq => flow.irq(next, self.cpu.s),
                     StepKind::Jammed => {}
+                }
+                if let Some(m) = self.bus.memory.as_deref_mut() {
+                    m.follow(flow.call_stacks());
                 }
             }
             if sample {
@@ -290,6 +300,35 @@ impl Nes {
     pub fn flow_counts(&mut self) -> Option<&FlowCounts> {
         self.flush_flow();
         self.probes.flow.as_deref()
+    }
+
+    /// Starts recording memory accesses and read-after-write dependences
+    /// (`memory_profile.rs`) from now, replacing any recorded so far, with
+    /// an optional lifetime in instructions. The dependences are
+    /// attributed to call-stack contexts, which the flow recorder follows:
+    /// it is started too if it is not on.
+    pub fn record_memory(&mut self, lifetime: Option<u64>) {
+        if self.probes.flow.is_none() {
+            self.record_flow();
+        }
+        let cart = &self.bus.cart;
+        let mut m = MemoryProfile::new(cart.prg_rom.len(), &cart.banks, !cart.prg_ram.is_empty());
+        m.set_lifetime(lifetime);
+        if let Some(flow) = self.probes.flow.as_deref() {
+            m.follow(flow.call_stacks());
+        }
+        self.bus.memory = Some(Box::new(m));
+    }
+
+    /// The memory profile recorded so far (`None` unless
+    /// [`Nes::record_memory`] was called).
+    pub fn memory_profile(&self) -> Option<&MemoryProfile> {
+        self.bus.memory.as_deref()
+    }
+
+    /// Stops recording memory accesses and hands the profile over.
+    pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
+        self.bus.memory.take()
     }
 
     /// Stops recording flow counts and hands them over.
