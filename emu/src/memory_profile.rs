@@ -178,6 +178,11 @@ impl MemoryProfile {
         self.lifetime = instructions;
     }
 
+    /// The lifetime set by [`MemoryProfile::set_lifetime`].
+    pub fn lifetime(&self) -> Option<u64> {
+        self.lifetime
+    }
+
     /// An instruction (or interrupt entry) at CPU address `pc` begins.
     #[inline]
     pub fn begin(&mut self, pc: u16, banks: &Banks) {
