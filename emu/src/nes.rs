@@ -131,7 +131,9 @@ impl Nes {
             .sampler
             .as_ref()
             .is_some_and(|s| cycle >= s.due_cycle());
-        let probing = sample || self.probes.flow.is_some() || self.bus.memory.is_some();
+        // The memory recorder is attached only with the flow recorder
+        // (`Nes::record_memory`, `Nes::take_flow_counts`).
+        let probing = sample || self.probes.flow.is_some();
         // The instruction's code address under the banks it ran from (it
         // may switch them).
         let code = if probing {
@@ -139,12 +141,11 @@ impl Nes {
         } else {
             pc as u32
         };
-        let kind = match self.bus.memory.as_deref_mut() {
-            None => self.cpu.step(&mut self.bus),
-            Some(m) => {
-                m.begin(pc, &self.bus.cart.banks);
-                self.cpu.step_recorded(&mut self.bus)
-            }
+        // (`probing` first: a plain run tests one flag here.)
+        let kind = if probing && self.bus.memory.is_some() {
+            self.step_recorded(pc)
+        } else {
+            self.cpu.step(&mut self.bus)
         };
         self.retired += 1;
         if probing {
@@ -170,6 +171,16 @@ impl Nes {
             self.invalidate_code();
         }
         kind
+    }
+
+    /// The CPU's step with its data accesses reported to the memory
+    /// recorder, which is told first which instruction (at `pc`) begins.
+    #[inline(never)]
+    fn step_recorded(&mut self, pc: u16) -> StepKind {
+        if let Some(m) = self.bus.memory.as_deref_mut() {
+            m.begin(pc, &self.bus.cart.banks);
+        }
+        self.cpu.step_recorded(&mut self.bus)
     }
 
     /// Asks the sampler whether the step just taken, which started at
@@ -290,9 +301,14 @@ impl Nes {
 
     /// Starts recording exact control-flow counts (the ground truth's input)
     /// from now, replacing any counts recorded so far.
+    /// A memory profile being recorded starts over too (its contexts are
+    /// the flow recorder's call-stack nodes).
     pub fn record_flow(&mut self) {
         self.flush_flow();
         self.probes.flow = Some(Box::new(FlowCounts::new()));
+        if let Some(lifetime) = self.bus.memory.as_ref().map(|m| m.lifetime()) {
+            self.record_memory(lifetime);
+        }
     }
 
     /// The flow counts recorded so far, complete up to the last instruction
@@ -331,8 +347,11 @@ impl Nes {
         self.bus.memory.take()
     }
 
-    /// Stops recording flow counts and hands them over.
+    /// Stops recording flow counts and hands them over. Memory recording,
+    /// which needs the flow recorder's call stacks, stops too (its profile
+    /// is dropped: take it first).
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
+        self.bus.memory = None;
         self.flush_flow();
         self.probes.flow.take()
     }

@@ -210,10 +210,8 @@ impl Session {
     pub fn restart(&mut self, nes: &mut Nes, builder: Box<dyn HotCfgBuilder>) {
         self.feeder.reset(builder);
         if nes.flow_counts().is_some() {
+            // (The memory profile, if recorded, starts over with them.)
             nes.record_flow();
-            if let Some(lifetime) = nes.memory_profile().map(|m| m.lifetime()) {
-                nes.record_memory(lifetime);
-            }
         }
     }
 
@@ -227,8 +225,8 @@ impl Session {
             timer.stop();
         }
         let wall = self.start.elapsed();
-        let counts = nes.take_flow_counts();
         let memory = nes.take_memory_profile();
+        let counts = nes.take_flow_counts();
         let sampled_instructions = nes.take_sampler().map_or(0, |s| s.sampled_instructions);
         let dropped_batches = self.feeder.dropped();
         let fed = self.feeder.finish();
