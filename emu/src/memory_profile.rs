@@ -29,6 +29,7 @@
 //! pair's counter index, and only a new pair costs a hash lookup.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::call_stacks::{CallStacks, FrameKind};
 use crate::code_addr::CodeMap;
@@ -112,8 +113,39 @@ const NO_PAIR: PairCache = PairCache {
     index: 0,
 };
 
-/// Key of a dependence counter.
+/// Key of a dependence counter: (writer, reader, addr, nca, crosses).
 type DepKey = (u32, u32, u16, u32, bool);
+
+/// A multiplicative hash for the recorder's integer keys (SipHash was a
+/// third of the recording cost).
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// A dependence key as two words for [`FastHasher`].
+fn packed(k: &DepKey) -> (u64, u64) {
+    (
+        (k.0 as u64) << 32 | k.1 as u64,
+        (k.2 as u64) << 40 | (k.3 as u64) << 1 | k.4 as u64,
+    )
+}
 
 /// The recorder (see the module doc).
 #[derive(Debug, Clone)]
@@ -122,11 +154,12 @@ pub struct MemoryProfile {
     writes: Vec<u64>,
     /// Per byte, the last (pc, access counter index).
     last_access: Vec<(u32, u32)>,
-    access_index: HashMap<(u16, u32), u32>,
+    /// (slot << 32 | pc) → index in `access_counts`.
+    access_index: FastMap<u64, u32>,
     access_counts: Vec<Access>,
     writer: Vec<Writer>,
     last_pair: Vec<PairCache>,
-    dep_index: HashMap<DepKey, u32>,
+    dep_index: FastMap<(u64, u64), u32>,
     dep_counts: Vec<(DepKey, u64)>,
     /// Reads further than this many instructions from their write are not
     /// dependences.
@@ -143,6 +176,7 @@ pub struct MemoryProfile {
     /// Copies of the call-stack trie's parent links and each node's
     /// interrupt context, extended as nodes appear.
     parents: Vec<u32>,
+    depths: Vec<u32>,
     contexts: Vec<Context>,
 }
 
@@ -154,11 +188,11 @@ impl MemoryProfile {
             reads: vec![0; SLOTS],
             writes: vec![0; SLOTS],
             last_access: vec![(NONE, 0); SLOTS],
-            access_index: HashMap::new(),
+            access_index: FastMap::default(),
             access_counts: Vec::new(),
             writer: vec![NO_WRITER; SLOTS],
             last_pair: vec![NO_PAIR; SLOTS],
-            dep_index: HashMap::new(),
+            dep_index: FastMap::default(),
             dep_counts: Vec::new(),
             lifetime: None,
             wram,
@@ -168,6 +202,7 @@ impl MemoryProfile {
             retired: 0,
             code_map: CodeMap::new(prg_rom_len, banks),
             parents: vec![0],
+            depths: vec![0],
             contexts: vec![Context::Main],
         }
     }
@@ -211,6 +246,7 @@ impl MemoryProfile {
                 FrameKind::Call | FrameKind::Brk => self.contexts[parent as usize],
             };
             self.parents.push(parent);
+            self.depths.push(self.depths[parent as usize] + 1);
             self.contexts.push(context);
         }
     }
@@ -238,7 +274,7 @@ impl MemoryProfile {
         let index = if pc == self.pc {
             index
         } else {
-            let key = (slot as u16, self.pc);
+            let key = (slot as u64) << 32 | self.pc as u64;
             let next = self.access_counts.len() as u32;
             let index = *self.access_index.entry(key).or_insert(next);
             if index == next {
@@ -295,7 +331,7 @@ impl MemoryProfile {
             w.context != self.context,
         );
         let next = self.dep_counts.len() as u32;
-        let index = *self.dep_index.entry(key).or_insert(next);
+        let index = *self.dep_index.entry(packed(&key)).or_insert(next);
         if index == next {
             self.dep_counts.push((key, 0));
         }
@@ -310,21 +346,19 @@ impl MemoryProfile {
     }
 
     /// The nearest common ancestor of two call-stack nodes.
-    fn nca(&self, a: u32, b: u32) -> u32 {
-        let mut ancestors = Vec::with_capacity(16);
-        let mut n = a;
-        loop {
-            ancestors.push(n);
-            if n == 0 {
-                break;
-            }
-            n = self.parents[n as usize];
+    fn nca(&self, mut a: u32, mut b: u32) -> u32 {
+        let depth = |n: u32| self.depths[n as usize];
+        while depth(a) > depth(b) {
+            a = self.parents[a as usize];
         }
-        let mut n = b;
-        while !ancestors.contains(&n) {
-            n = self.parents[n as usize];
+        while depth(b) > depth(a) {
+            b = self.parents[b as usize];
         }
-        n
+        while a != b {
+            a = self.parents[a as usize];
+            b = self.parents[b as usize];
+        }
+        a
     }
 
     /// The running instruction wrote the byte at `addr`.
