@@ -173,6 +173,9 @@ pub struct MemoryProfile {
     /// Instructions (and interrupt entries) begun while recording.
     retired: u64,
     code_map: CodeMap,
+    /// The high bits of the code addresses of the translated block running
+    /// (`translate::block::Block::code_high`).
+    block_high: u32,
     /// Copies of the call-stack trie's parent links and each node's
     /// interrupt context, extended as nodes appear.
     parents: Vec<u32>,
@@ -201,6 +204,7 @@ impl MemoryProfile {
             context: Context::Main,
             retired: 0,
             code_map: CodeMap::new(prg_rom_len, banks),
+            block_high: 0,
             parents: vec![0],
             depths: vec![0],
             contexts: vec![Context::Main],
@@ -222,6 +226,20 @@ impl MemoryProfile {
     #[inline]
     pub fn begin(&mut self, pc: u16, banks: &Banks) {
         self.pc = self.code_map.key(banks, pc);
+        self.retired += 1;
+    }
+
+    /// A translated block whose code addresses have the high bits
+    /// `code_high` starts running (its ops' addresses need no bank lookup).
+    #[inline]
+    pub(crate) fn enter_block(&mut self, code_high: u32) {
+        self.block_high = code_high;
+    }
+
+    /// An op of the block entered last, at CPU address `pc`, begins.
+    #[inline(always)]
+    pub(crate) fn begin_op(&mut self, pc: u16) {
+        self.pc = self.block_high | pc as u32;
         self.retired += 1;
     }
 

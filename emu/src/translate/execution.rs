@@ -43,6 +43,9 @@ impl Translator {
         // Live operands are read again as each op runs (`run_ops`, and the
         // sampler's recording loop); the flow counts use only opcodes.
         let live = block.live;
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.enter_block(block.code_high);
+        }
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
         if bus.cycles < *look_at || probes.sampler.is_none() {

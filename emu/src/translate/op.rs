@@ -317,7 +317,7 @@ fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) ->
 #[inline(never)]
 fn run_op_recorded<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
     if let Some(m) = bus.memory.as_deref_mut() {
-        m.begin(op.pc, &bus.cart.banks);
+        m.begin_op(op.pc);
     }
     let mut cycles = Recorded(Translated { op, owed, next: 0 });
     if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
