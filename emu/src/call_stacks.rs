@@ -220,6 +220,44 @@ impl CallStacks {
         self.stack.push((node, ret_sp));
     }
 
+    /// The current context's node id (0 = the root).
+    #[inline]
+    pub fn current_node(&self) -> u32 {
+        self.current()
+    }
+
+    /// How many nodes (contexts) the trie holds; node ids are below this.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The parent of `node` (the root is its own parent).
+    pub fn parent(&self, node: u32) -> u32 {
+        self.nodes[node as usize].parent
+    }
+
+    /// The frame that entered `node` (the root's is a placeholder call of
+    /// entry 0).
+    pub fn frame(&self, node: u32) -> Frame {
+        self.nodes[node as usize].frame
+    }
+
+    /// The frames of `node` from the outermost (empty for the root), or
+    /// none for an unknown node.
+    pub fn path(&self, node: u32) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        let mut at = node as usize;
+        if at >= self.nodes.len() {
+            return frames;
+        }
+        while at != 0 {
+            frames.push(self.nodes[at].frame);
+            at = self.nodes[at].parent as usize;
+        }
+        frames.reverse();
+        frames
+    }
+
     /// Open frames now, outermost first.
     pub fn depth(&self) -> usize {
         self.stack.len()

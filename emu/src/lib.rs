@@ -36,6 +36,7 @@ pub mod flow_counts;
 pub mod hash;
 pub mod input_file;
 pub mod mapper;
+pub mod memory_profile;
 pub mod movie;
 pub mod nes;
 pub mod ppu;

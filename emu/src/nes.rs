@@ -14,6 +14,7 @@ use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
 use crate::hash::fnv1a64;
+use crate::memory_profile::MemoryProfile;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 use crate::translate::Translator;
@@ -130,6 +131,8 @@ impl Nes {
             .sampler
             .as_ref()
             .is_some_and(|s| cycle >= s.due_cycle());
+        // The memory recorder is attached only with the flow recorder
+        // (`Nes::record_memory`, `Nes::take_flow_counts`).
         let probing = sample || self.probes.flow.is_some();
         // The instruction's code address under the banks it ran from (it
         // may switch them).
@@ -138,7 +141,12 @@ impl Nes {
         } else {
             pc as u32
         };
-        let kind = self.cpu.step(&mut self.bus);
+        // (`probing` first: a plain run tests one flag here.)
+        let kind = if probing && self.bus.memory.is_some() {
+            self.step_recorded(pc)
+        } else {
+            self.cpu.step(&mut self.bus)
+        };
         self.retired += 1;
         if probing {
             let next = self.probes.code_map.key(&self.bus.cart.banks, self.cpu.pc);
@@ -151,6 +159,9 @@ impl Nes {
                     StepKind::Irq => flow.irq(next, self.cpu.s),
                     StepKind::Jammed => {}
                 }
+                if let Some(m) = self.bus.memory.as_deref_mut() {
+                    m.follow(flow.call_stacks());
+                }
             }
             if sample {
                 self.record_sample(code, next, cycle, kind);
@@ -160,6 +171,16 @@ impl Nes {
             self.invalidate_code();
         }
         kind
+    }
+
+    /// The CPU's step with its data accesses reported to the memory
+    /// recorder, which is told first which instruction (at `pc`) begins.
+    #[inline(never)]
+    fn step_recorded(&mut self, pc: u16) -> StepKind {
+        if let Some(m) = self.bus.memory.as_deref_mut() {
+            m.begin(pc, &self.bus.cart.banks);
+        }
+        self.cpu.step_recorded(&mut self.bus)
     }
 
     /// Asks the sampler whether the step just taken, which started at
@@ -280,9 +301,14 @@ impl Nes {
 
     /// Starts recording exact control-flow counts (the ground truth's input)
     /// from now, replacing any counts recorded so far.
+    /// A memory profile being recorded starts over too (its contexts are
+    /// the flow recorder's call-stack nodes).
     pub fn record_flow(&mut self) {
         self.flush_flow();
         self.probes.flow = Some(Box::new(FlowCounts::new()));
+        if let Some(lifetime) = self.bus.memory.as_ref().map(|m| m.lifetime()) {
+            self.record_memory(lifetime);
+        }
     }
 
     /// The flow counts recorded so far, complete up to the last instruction
@@ -292,8 +318,40 @@ impl Nes {
         self.probes.flow.as_deref()
     }
 
-    /// Stops recording flow counts and hands them over.
+    /// Starts recording memory accesses and read-after-write dependences
+    /// (`memory_profile.rs`) from now, replacing any recorded so far, with
+    /// an optional lifetime in instructions. The dependences are
+    /// attributed to call-stack contexts, which the flow recorder follows:
+    /// it is started too if it is not on.
+    pub fn record_memory(&mut self, lifetime: Option<u64>) {
+        if self.probes.flow.is_none() {
+            self.record_flow();
+        }
+        let cart = &self.bus.cart;
+        let mut m = MemoryProfile::new(cart.prg_rom.len(), &cart.banks, !cart.prg_ram.is_empty());
+        m.set_lifetime(lifetime);
+        if let Some(flow) = self.probes.flow.as_deref() {
+            m.follow(flow.call_stacks());
+        }
+        self.bus.memory = Some(Box::new(m));
+    }
+
+    /// The memory profile recorded so far (`None` unless
+    /// [`Nes::record_memory`] was called).
+    pub fn memory_profile(&self) -> Option<&MemoryProfile> {
+        self.bus.memory.as_deref()
+    }
+
+    /// Stops recording memory accesses and hands the profile over.
+    pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
+        self.bus.memory.take()
+    }
+
+    /// Stops recording flow counts and hands them over. Memory recording,
+    /// which needs the flow recorder's call stacks, stops too (its profile
+    /// is dropped: take it first).
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
+        self.bus.memory = None;
         self.flush_flow();
         self.probes.flow.take()
     }

@@ -33,6 +33,16 @@ pub struct Page<'a> {
     pub functions: Option<&'a [Row]>,
     /// Rows shown per table.
     pub limit: usize,
+    /// The memory-dependence section (`profile --memory`).
+    pub memory: Option<MemorySection<'a>>,
+}
+
+/// The memory section: its tables (an HTML fragment,
+/// `crate::memory::MemoryReport::html`) and the heat maps as PNG files.
+pub struct MemorySection<'a> {
+    pub tables: &'a str,
+    pub ram_png: &'a [u8],
+    pub wram_png: Option<&'a [u8]>,
 }
 
 /// The hot CFG laid out by Graphviz: `dot -Tsvg` on `dot_text`, the SVG
@@ -132,6 +142,23 @@ pub fn render(page: &Page) -> String {
     }
     out.push_str("<h2>Hottest blocks</h2>\n");
     table(&mut out, page.blocks, "block", page.limit);
+    if let Some(m) = &page.memory {
+        out.push_str("<h2>Memory</h2>\n<p>Read-after-write dependences between blocks, heaviest first; RAM heat map: one cell per byte, 64 per row, reads green, writes red (log scale).</p>\n");
+        let png = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let _ = writeln!(
+            out,
+            "<p><img id=\"ram-map\" alt=\"RAM heat map\" src=\"data:image/png;base64,{}\"></p>",
+            png(m.ram_png)
+        );
+        if let Some(w) = m.wram_png {
+            let _ = writeln!(
+                out,
+                "<p><img id=\"wram-map\" alt=\"PRG RAM heat map\" style=\"max-width:100%\" src=\"data:image/png;base64,{}\"></p>",
+                png(w)
+            );
+        }
+        out.push_str(m.tables);
+    }
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -197,7 +224,14 @@ mod tests {
             blocks: &rows,
             functions: None,
             limit: 10,
+            memory: Some(MemorySection {
+                tables: "<table class=\"memory\"></table>",
+                ram_png: b"png",
+                wram_png: None,
+            }),
         });
+        assert!(html.contains("<h2>Memory</h2>"));
+        assert!(html.contains("src=\"data:image/png;base64,cG5n\""));
         assert!(html.contains("<title>nesprof profile: x&amp;y.nes</title>"));
         assert!(html.contains("<td>a&lt;b&gt;</td>"));
         assert!(html.contains("style=\"height:224px\" src=\"data:image/svg+xml;base64,"));

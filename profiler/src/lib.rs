@@ -32,6 +32,7 @@ pub mod feeder;
 pub mod flame;
 pub mod hot_blocks;
 pub mod html;
+pub mod memory;
 pub mod report;
 pub mod session;
 pub mod stream;

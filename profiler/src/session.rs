@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use emu::clock::CPU_HZ_NTSC;
+use emu::memory_profile::MemoryProfile;
 use emu::movie::Replay;
 use emu::nes::{Engine, Nes};
 use emu::sampling::{SampleCapture, Spacing, Trigger};
@@ -45,6 +46,9 @@ pub struct ProfileSettings {
     /// Capacity of the builder's queue, in offers (at most one per frame,
     /// and per 10 ms of wall time).
     pub queue: usize,
+    /// Record the memory-dependence profile too (`emu::memory_profile`),
+    /// with this lifetime in instructions (`Some(None)`: no lifetime).
+    pub memory: Option<Option<u64>>,
 }
 
 impl Default for ProfileSettings {
@@ -64,6 +68,7 @@ impl Default for ProfileSettings {
             params: gfc::THESIS_BEST,
             engine: Engine::Translator,
             queue: 4096,
+            memory: None,
         }
     }
 }
@@ -144,6 +149,8 @@ pub struct Finished {
     pub batches: Vec<Vec<Sample>>,
     /// The flow counts (if the truth was recorded).
     pub counts: Option<Box<FlowCounts>>,
+    /// The memory profile (if it was recorded).
+    pub memory: Option<Box<MemoryProfile>>,
     pub executed_instructions: u64,
     pub sampled_instructions: u64,
     pub dropped_batches: u64,
@@ -158,6 +165,10 @@ impl Session {
         nes.set_engine(settings.engine);
         if recording.truth {
             nes.record_flow();
+        }
+        if let Some(lifetime) = settings.memory {
+            // After the flow recorder: its call stacks name the contexts.
+            nes.record_memory(lifetime);
         }
         let (capture, timer) = sampler(settings, nes.cycles());
         nes.attach_sampler(capture);
@@ -199,6 +210,7 @@ impl Session {
     pub fn restart(&mut self, nes: &mut Nes, builder: Box<dyn HotCfgBuilder>) {
         self.feeder.reset(builder);
         if nes.flow_counts().is_some() {
+            // (The memory profile, if recorded, starts over with them.)
             nes.record_flow();
         }
     }
@@ -213,6 +225,7 @@ impl Session {
             timer.stop();
         }
         let wall = self.start.elapsed();
+        let memory = nes.take_memory_profile();
         let counts = nes.take_flow_counts();
         let sampled_instructions = nes.take_sampler().map_or(0, |s| s.sampled_instructions);
         let dropped_batches = self.feeder.dropped();
@@ -221,6 +234,7 @@ impl Session {
             builder: fed.builder,
             batches: fed.stream,
             counts,
+            memory,
             executed_instructions: nes.retired() - self.start_retired,
             sampled_instructions,
             dropped_batches,
@@ -239,6 +253,8 @@ pub struct ProfileRun {
     pub truth: Cfg,
     /// Raw counts behind `truth` (for disassembly and deeper reports).
     pub counts: Box<FlowCounts>,
+    /// The memory profile, with `ProfileSettings::memory`.
+    pub memory: Option<Box<MemoryProfile>>,
     pub executed_instructions: u64,
     pub sampled_instructions: u64,
     pub dropped_batches: u64,
@@ -282,6 +298,7 @@ pub fn run(
         builder: finished.builder,
         truth,
         counts,
+        memory: finished.memory,
         executed_instructions: finished.executed_instructions,
         sampled_instructions: finished.sampled_instructions,
         dropped_batches: finished.dropped_batches,

@@ -83,6 +83,14 @@ pub struct ProfileArgs {
     /// code/data log (.cdl) to this file.
     #[arg(long, value_name = "F.cdl")]
     pub cdl: Option<PathBuf>,
+    /// Also record the memory-dependence profile: memory.ron, ram.png
+    /// (wram.png when PRG RAM was used) and a "memory" report section.
+    #[arg(long)]
+    pub memory: bool,
+    /// With --memory: reads more than N instructions after their write are
+    /// not counted as dependences (1 to 10^12; default: no limit).
+    #[arg(long, value_name = "N", requires = "memory", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    pub memory_lifetime: Option<u64>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -116,6 +124,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         builder: args.builder,
         params: args.config,
         engine: args.engine,
+        memory: args.memory.then_some(args.memory_lifetime),
         ..ProfileSettings::default()
     };
     let out_dir = args
@@ -324,6 +333,17 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         "\nhottest blocks (share of executed / of sampled instructions)"
     );
     report += &profiler::hot_blocks::text(&blocks, "block", REPORT_ROWS);
+    let memory = match &result.memory {
+        Some(m) => Some(memory_outputs(
+            &mut outputs,
+            &mut report,
+            m,
+            &result,
+            &name,
+            &frame_name,
+        )?),
+        None => None,
+    };
     outputs.write("report.txt", &report)?;
 
     let metric_line = metric_line(&metrics, result.frame_hash);
@@ -347,6 +367,11 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         blocks: &blocks,
         functions: functions.as_deref(),
         limit: HTML_ROWS,
+        memory: memory.as_ref().map(|m| profiler::html::MemorySection {
+            tables: &m.html,
+            ram_png: &m.ram_png,
+            wram_png: m.wram_png.as_deref(),
+        }),
     });
     outputs.write("report.html", page)?;
     if let (Some(path), Some(log)) = (&args.cdl, nes.access_log()) {
@@ -366,4 +391,71 @@ fn builder_label(args: &ProfileArgs) -> String {
     } else {
         args.builder.to_string()
     }
+}
+
+/// Dependences listed in report.txt / report.html.
+const MEMORY_ROWS: usize = 20;
+const MEMORY_HTML_ROWS: usize = 60;
+
+/// What the memory section puts in report.html.
+struct MemoryPage {
+    html: String,
+    ram_png: Vec<u8>,
+    wram_png: Option<Vec<u8>>,
+}
+
+/// `--memory`: memory.ron, ram.png (wram.png when PRG RAM was used) and
+/// the report's "memory" section.
+fn memory_outputs(
+    outputs: &mut OutputSet,
+    report: &mut String,
+    profile: &emu::memory_profile::MemoryProfile,
+    result: &session::ProfileRun,
+    block: &dyn Fn(u32) -> String,
+    label: &dyn Fn(u32) -> String,
+) -> anyhow::Result<MemoryPage> {
+    let analysed = profiler::memory::analyse(profile, &result.truth, result.counts.call_stacks());
+    outputs.write("memory.ron", analysed.to_ron())?;
+    let data = |addr: u16| label(addr as u32);
+    let _ = writeln!(report);
+    *report += &analysed.text(MEMORY_ROWS, block, &data);
+    let ram_png = heat_map_png(&analysed.bytes, 0x0000, 64, 32)?;
+    outputs.write("ram.png", &ram_png)?;
+    let wram_png = if analysed.touches_wram() {
+        let png = heat_map_png(&analysed.bytes, 0x6000, 128, 64)?;
+        outputs.write("wram.png", &png)?;
+        Some(png)
+    } else {
+        None
+    };
+    Ok(MemoryPage {
+        html: analysed.html(MEMORY_HTML_ROWS, block, &data),
+        ram_png,
+        wram_png,
+    })
+}
+
+/// Pixels per byte in the heat maps.
+const HEAT_SCALE: usize = 8;
+
+/// A heat map of `cols` × `rows` bytes from `base` as a PNG file's bytes.
+fn heat_map_png(
+    bytes: &[(u16, u64, u64)],
+    base: u16,
+    cols: usize,
+    rows: usize,
+) -> anyhow::Result<Vec<u8>> {
+    let rgb = profiler::memory::heat_map_rgb(bytes, base, cols, rows, HEAT_SCALE);
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(
+        &mut out,
+        (cols * HEAT_SCALE) as u32,
+        (rows * HEAT_SCALE) as u32,
+    );
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&rgb)?;
+    writer.finish()?;
+    Ok(out)
 }

@@ -23,7 +23,7 @@ impl Cpu {
             Immediate => src.fetch(self, bus),
             _ => {
                 let addr = self.read_address(bus, src, mode);
-                let value = self.load(bus, src, addr);
+                let value = self.load_data(bus, src, addr);
                 // The operand is data the program asked for (the code/data
                 // log's data side, `access_log.rs`); both engines run this.
                 let flags = match mode {
@@ -95,8 +95,8 @@ impl Cpu {
                 let ptr = src.fetch(self, bus);
                 self.load(bus, src, ptr as u16);
                 let ptr = ptr.wrapping_add(self.x);
-                let lo = self.load(bus, src, ptr as u16);
-                let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
+                let lo = self.load_data(bus, src, ptr as u16);
+                let hi = self.load_data(bus, src, ptr.wrapping_add(1) as u16);
                 u16::from_le_bytes([lo, hi])
             }
             _ => unreachable!("addressing mode {mode:?} has no memory operand"),
@@ -129,8 +129,8 @@ impl Cpu {
         always_dummy: bool,
     ) -> u16 {
         let ptr = src.fetch(self, bus);
-        let lo = self.load(bus, src, ptr as u16);
-        let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
+        let lo = self.load_data(bus, src, ptr as u16);
+        let hi = self.load_data(bus, src, ptr.wrapping_add(1) as u16);
         let base = u16::from_le_bytes([lo, hi]);
         let addr = base.wrapping_add(self.y as u16);
         if always_dummy || (base ^ addr) & 0xFF00 != 0 {
@@ -150,10 +150,10 @@ impl Cpu {
         op: fn(&mut Cpu, u8) -> u8,
     ) {
         let addr = self.store_address(bus, src, mode);
-        let old = self.load(bus, src, addr);
+        let old = self.load_data(bus, src, addr);
         self.store(bus, src, addr, old);
         let new = op(self, old);
-        self.store(bus, src, addr, new);
+        self.store_data(bus, src, addr, new);
     }
 
     /// SHA/SHX/SHY/TAS store `value & (H + 1)`, H being the high byte of the
@@ -181,8 +181,8 @@ impl Cpu {
             }
             IndirectY => {
                 let ptr = src.fetch(self, bus);
-                let lo = self.load(bus, src, ptr as u16);
-                let hi = self.load(bus, src, ptr.wrapping_add(1) as u16);
+                let lo = self.load_data(bus, src, ptr as u16);
+                let hi = self.load_data(bus, src, ptr.wrapping_add(1) as u16);
                 let base = u16::from_le_bytes([lo, hi]);
                 let addr = base.wrapping_add(self.y as u16);
                 (base, addr)
@@ -192,7 +192,7 @@ impl Cpu {
         let dma_before = bus.dma_ended_at;
         self.load(bus, src, (base & 0xFF00) | (addr & 0x00FF));
         if bus.dma_ended_at != dma_before {
-            self.store(bus, src, addr, value);
+            self.store_data(bus, src, addr, value);
             return;
         }
         let stored = value & ((base >> 8) as u8).wrapping_add(1);
@@ -201,7 +201,7 @@ impl Cpu {
         } else {
             addr
         };
-        self.store(bus, src, target, stored);
+        self.store_data(bus, src, target, stored);
     }
 
     #[inline]

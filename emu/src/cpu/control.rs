@@ -59,8 +59,8 @@ impl Cpu {
         let hi = src.fetch(self, bus);
         let ptr = u16::from_le_bytes([lo, hi]);
         let hi_addr = (ptr & 0xFF00) | (ptr.wrapping_add(1) & 0x00FF);
-        let target_lo = self.load(bus, src, ptr);
-        let target_hi = self.load(bus, src, hi_addr);
+        let target_lo = self.load_data(bus, src, ptr);
+        let target_hi = self.load_data(bus, src, hi_addr);
         // The pointer is data (the code/data log, `access_log.rs`).
         bus.cart.log_prg(ptr, DATA);
         bus.cart.log_prg(hi_addr, DATA);

@@ -310,7 +310,7 @@ impl Cpu {
             }
             0x81 => {
                 let addr = self.store_address(bus, src, IndirectX);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x82 => {
                 let v = self.operand(bus, src, Immediate);
@@ -318,23 +318,23 @@ impl Cpu {
             }
             0x83 => {
                 let addr = self.store_address(bus, src, IndirectX);
-                self.store(bus, src, addr, self.a & self.x)
+                self.store_data(bus, src, addr, self.a & self.x)
             }
             0x84 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.store(bus, src, addr, self.y)
+                self.store_data(bus, src, addr, self.y)
             }
             0x85 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x86 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.store(bus, src, addr, self.x)
+                self.store_data(bus, src, addr, self.x)
             }
             0x87 => {
                 let addr = self.store_address(bus, src, ZeroPage);
-                self.store(bus, src, addr, self.a & self.x)
+                self.store_data(bus, src, addr, self.a & self.x)
             }
             0x88 => self.dey(bus, src),
             0x89 => {
@@ -348,54 +348,54 @@ impl Cpu {
             }
             0x8C => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.store(bus, src, addr, self.y)
+                self.store_data(bus, src, addr, self.y)
             }
             0x8D => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x8E => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.store(bus, src, addr, self.x)
+                self.store_data(bus, src, addr, self.x)
             }
             0x8F => {
                 let addr = self.store_address(bus, src, Absolute);
-                self.store(bus, src, addr, self.a & self.x)
+                self.store_data(bus, src, addr, self.a & self.x)
             }
             0x90 => self.branch(bus, src, self.p & C == 0),
             0x91 => {
                 let addr = self.store_address(bus, src, IndirectY);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x92 => self.jam(bus, src, opcode),
             0x93 => self.sha(bus, src, IndirectY),
             0x94 => {
                 let addr = self.store_address(bus, src, ZeroPageX);
-                self.store(bus, src, addr, self.y)
+                self.store_data(bus, src, addr, self.y)
             }
             0x95 => {
                 let addr = self.store_address(bus, src, ZeroPageX);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x96 => {
                 let addr = self.store_address(bus, src, ZeroPageY);
-                self.store(bus, src, addr, self.x)
+                self.store_data(bus, src, addr, self.x)
             }
             0x97 => {
                 let addr = self.store_address(bus, src, ZeroPageY);
-                self.store(bus, src, addr, self.a & self.x)
+                self.store_data(bus, src, addr, self.a & self.x)
             }
             0x98 => self.tya(bus, src),
             0x99 => {
                 let addr = self.store_address(bus, src, AbsoluteY);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x9A => self.txs(bus, src),
             0x9B => self.tas(bus, src, AbsoluteY),
             0x9C => self.shy(bus, src, AbsoluteX),
             0x9D => {
                 let addr = self.store_address(bus, src, AbsoluteX);
-                self.store(bus, src, addr, self.a)
+                self.store_data(bus, src, addr, self.a)
             }
             0x9E => self.shx(bus, src, AbsoluteY),
             0x9F => self.sha(bus, src, AbsoluteY),

@@ -56,6 +56,65 @@ pub(crate) trait Cycles {
     fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8;
     /// A write cycle.
     fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8);
+    /// The instruction read `addr` as data (after the cycle): reported to
+    /// the memory recorder by [`Recorded`] cycles, nothing otherwise.
+    #[inline(always)]
+    fn note_read(&mut self, _bus: &mut Bus, _addr: u16) {}
+    /// The instruction wrote `addr` as data (as [`Cycles::note_read`]).
+    #[inline(always)]
+    fn note_write(&mut self, _bus: &mut Bus, _addr: u16) {}
+    /// A push wrote the stack byte at `addr` (as [`Cycles::note_read`]).
+    #[inline(always)]
+    fn note_push(&mut self, _bus: &mut Bus, _addr: u16) {}
+}
+
+/// `S`'s cycles with the data accesses reported to the memory recorder
+/// (`crate::memory_profile`): a second monomorphisation of the instruction
+/// code, which the engines run only while the recorder is attached, so
+/// that without it the accesses cost nothing extra.
+pub(crate) struct Recorded<S>(pub S);
+
+impl<S: Cycles> Cycles for Recorded<S> {
+    #[inline(always)]
+    fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
+        self.0.fetch(cpu, bus)
+    }
+
+    #[inline(always)]
+    fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
+        self.0.read_pc(cpu, bus)
+    }
+
+    #[inline(always)]
+    fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8 {
+        self.0.read(cpu, bus, addr)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8) {
+        self.0.write(cpu, bus, addr, value)
+    }
+
+    #[inline(always)]
+    fn note_read(&mut self, bus: &mut Bus, addr: u16) {
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.read(addr);
+        }
+    }
+
+    #[inline(always)]
+    fn note_write(&mut self, bus: &mut Bus, addr: u16) {
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.write(addr);
+        }
+    }
+
+    #[inline(always)]
+    fn note_push(&mut self, bus: &mut Bus, addr: u16) {
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.push(addr);
+        }
+    }
 }
 
 /// Every cycle on the bus: the interpreter.
@@ -204,9 +263,23 @@ impl Cpu {
     }
 
     /// Runs one instruction, or the interrupt sequence if an interrupt was
-    /// pending at the end of the previous instruction.
-    #[inline]
+    /// pending at the end of the previous instruction. Kept out of line as
+    /// it always was (inlined into `Nes::step` it costs the interpreter 7 %
+    /// more host instructions).
+    #[inline(never)]
     pub fn step(&mut self, bus: &mut Bus) -> StepKind {
+        self.step_with(bus, &mut Interpreted)
+    }
+
+    /// [`Cpu::step`] with the data accesses reported to the memory recorder
+    /// attached to `bus` (`crate::memory_profile`).
+    #[inline(never)]
+    pub fn step_recorded(&mut self, bus: &mut Bus) -> StepKind {
+        self.step_with(bus, &mut Recorded(Interpreted))
+    }
+
+    #[inline(always)]
+    fn step_with<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) -> StepKind {
         if self.jammed.is_some() {
             // A jammed 6502 keeps the bus busy but does nothing; keep the rest
             // of the machine running so the screen stays live.
@@ -214,18 +287,18 @@ impl Cpu {
             return StepKind::Jammed;
         }
         if self.prev_need_nmi {
-            self.interrupt_sequence(bus, &mut Interpreted, false);
+            self.interrupt_sequence(bus, src, false);
             return StepKind::Nmi;
         }
         if self.prev_run_irq {
-            return if self.interrupt_sequence(bus, &mut Interpreted, false) {
+            return if self.interrupt_sequence(bus, src, false) {
                 StepKind::Nmi
             } else {
                 StepKind::Irq
             };
         }
-        let opcode = Interpreted.fetch(self, bus);
-        self.execute(bus, &mut Interpreted, opcode);
+        let opcode = src.fetch(self, bus);
+        self.execute(bus, src, opcode);
         StepKind::Instruction(opcode)
     }
 
@@ -368,8 +441,26 @@ impl Cpu {
         src.write(self, bus, addr, value)
     }
 
+    /// An instruction's data write cycle (a store, a read-modify-write's
+    /// result), reported to the memory recorder.
+    #[inline(always)]
+    fn store_data<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, addr: u16, value: u8) {
+        src.write(self, bus, addr, value);
+        src.note_write(bus, addr);
+    }
+
+    /// An instruction's data read cycle (a pointer byte), reported to the
+    /// memory recorder.
+    #[inline(always)]
+    fn load_data<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, addr: u16) -> u8 {
+        let value = src.read(self, bus, addr);
+        src.note_read(bus, addr);
+        value
+    }
+
     #[inline(always)]
     fn push<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, value: u8) {
+        src.note_push(bus, 0x100 | self.s as u16);
         self.store(bus, src, 0x100 | self.s as u16, value);
         self.s = self.s.wrapping_sub(1);
     }

@@ -25,7 +25,7 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
-        if probes.sampler.is_none() && probes.flow.is_none() {
+        if probes.sampler.is_none() && probes.flow.is_none() && bus.memory.is_none() {
             return self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle);
         }
         let mut id = first;
@@ -48,7 +48,13 @@ impl Translator {
             // row: every further iteration is identical, so count as many as
             // fit before anything can happen.
             let block = &self.blocks[id as usize];
-            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
+            // Skipped iterations would not report their reads to the
+            // memory recorder: it runs them.
+            if previous == id
+                && block.idle_loop
+                && cpu.pc == block.ops[0].pc
+                && !self.no_idle_skip
+                && bus.memory.is_none()
             {
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;

@@ -2,7 +2,7 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
-use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
+use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, RECORDED_HANDLERS};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -43,6 +43,9 @@ impl Translator {
         // Live operands are read again as each op runs (`run_ops`, and the
         // sampler's recording loop); the flow counts use only opcodes.
         let live = block.live;
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.enter_block(block.code_high);
+        }
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
         if bus.cycles < *look_at || probes.sampler.is_none() {
@@ -87,6 +90,9 @@ impl Translator {
                     c.instruction(done.code(high), done.bytes[0], after, cpu.s);
                 }
             }
+            if let Some(m) = bus.memory.as_deref_mut() {
+                m.follow(c.call_stacks());
+            }
         }
         if executed == n && !Self::must_stop(cpu, bus, stop_at_cycle) {
             Exit::Completed
@@ -107,6 +113,14 @@ impl Translator {
         bus: &mut Bus,
         stop_at_cycle: u64,
     ) -> usize {
+        if bus.memory.is_some() {
+            // The memory recorder needs every op to say when it begins.
+            return if live {
+                Self::run_ops_one_by_one::<true, true>(ops, cpu, bus, stop_at_cycle)
+            } else {
+                Self::run_ops_one_by_one::<false, true>(ops, cpu, bus, stop_at_cycle)
+            };
+        }
         let run = if live {
             Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, 0)
         } else {
@@ -148,7 +162,8 @@ impl Translator {
             settle(cpu, bus, owed);
             owed = 0;
             if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
-                let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
+                let executed =
+                    Self::run_ops_one_by_one::<LIVE, false>(ops, cpu, bus, stop_at_cycle);
                 return OpsRun {
                     retired: executed as u64,
                     completed: executed == n,
@@ -159,13 +174,13 @@ impl Translator {
         let mut retired = 0;
         loop {
             for (i, op) in ops.iter().enumerate() {
-                owed = run::<LIVE>(op, cpu, bus, owed);
+                owed = run::<LIVE, false>(op, cpu, bus, owed);
                 // In the window only the op itself can make the block stop,
                 // and it then closes the window (see `op::Translated`).
                 if owed == CLOSED {
                     let mut executed = i + 1;
                     if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
-                        executed += Self::run_ops_one_by_one::<LIVE>(
+                        executed += Self::run_ops_one_by_one::<LIVE, false>(
                             &ops[executed..],
                             cpu,
                             bus,
@@ -196,7 +211,7 @@ impl Translator {
 
     /// [`Translator::run_ops`] checking for a stop after every op.
     #[inline(always)]
-    fn run_ops_one_by_one<const LIVE: bool>(
+    fn run_ops_one_by_one<const LIVE: bool, const MEM: bool>(
         ops: &[Op],
         cpu: &mut Cpu,
         bus: &mut Bus,
@@ -204,7 +219,7 @@ impl Translator {
     ) -> usize {
         let mut executed = 0;
         for op in ops {
-            Self::execute::<LIVE>(op, cpu, bus);
+            Self::execute::<LIVE, MEM>(op, cpu, bus);
             executed += 1;
             if Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;
@@ -217,14 +232,18 @@ impl Translator {
     /// interpreter's: the handler chosen for its opcode at translation, in
     /// the idle window when it is open for the op.
     #[inline(always)]
-    pub(super) fn execute<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
+    pub(super) fn execute<const LIVE: bool, const MEM: bool>(
+        op: &Op,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+    ) {
         if open_for(LONGEST_INSTRUCTION, cpu, bus) {
-            let owed = run::<LIVE>(op, cpu, bus, 0);
+            let owed = run::<LIVE, MEM>(op, cpu, bus, 0);
             if owed != CLOSED {
                 settle(cpu, bus, owed);
             }
         } else {
-            run::<LIVE>(op, cpu, bus, CLOSED);
+            run::<LIVE, MEM>(op, cpu, bus, CLOSED);
         }
     }
 
@@ -246,10 +265,14 @@ pub(super) struct OpsRun {
 }
 
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read
-/// again from RAM first if its block's operands are live (`LIVE`).
+/// again from RAM first if its block's operands are live (`LIVE`), through
+/// the handler that reports data accesses to the memory recorder if `MEM`.
 #[inline(always)]
-fn run<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    if LIVE {
+fn run<const LIVE: bool, const MEM: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if MEM {
+        let op = if LIVE { op.reread(&bus.ram) } else { *op };
+        RECORDED_HANDLERS[op.bytes[0] as usize](&op, cpu, bus, owed)
+    } else if LIVE {
         let fresh = op.reread(&bus.ram);
         (fresh.run)(&fresh, cpu, bus, owed)
     } else {

@@ -5,7 +5,7 @@
 
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
-use crate::cpu::{Cpu, Cycles};
+use crate::cpu::{Cpu, Cycles, Recorded};
 
 /// One pre-decoded instruction.
 #[derive(Debug, Clone, Copy)]
@@ -244,6 +244,55 @@ pub(super) static OP_HANDLERS: [OpHandler; 256] = [
     run_op::<0xFC>, run_op::<0xFD>, run_op::<0xFE>, run_op::<0xFF>,
 ];
 
+/// Every opcode's handler with its data accesses reported to the memory
+/// recorder ([`run_op_recorded`]), in opcode order.
+#[rustfmt::skip]
+pub(super) static RECORDED_HANDLERS: [OpHandler; 256] = [
+    run_op_recorded::<0x00>, run_op_recorded::<0x01>, run_op_recorded::<0x02>, run_op_recorded::<0x03>, run_op_recorded::<0x04>, run_op_recorded::<0x05>,
+    run_op_recorded::<0x06>, run_op_recorded::<0x07>, run_op_recorded::<0x08>, run_op_recorded::<0x09>, run_op_recorded::<0x0A>, run_op_recorded::<0x0B>,
+    run_op_recorded::<0x0C>, run_op_recorded::<0x0D>, run_op_recorded::<0x0E>, run_op_recorded::<0x0F>, run_op_recorded::<0x10>, run_op_recorded::<0x11>,
+    run_op_recorded::<0x12>, run_op_recorded::<0x13>, run_op_recorded::<0x14>, run_op_recorded::<0x15>, run_op_recorded::<0x16>, run_op_recorded::<0x17>,
+    run_op_recorded::<0x18>, run_op_recorded::<0x19>, run_op_recorded::<0x1A>, run_op_recorded::<0x1B>, run_op_recorded::<0x1C>, run_op_recorded::<0x1D>,
+    run_op_recorded::<0x1E>, run_op_recorded::<0x1F>, run_op_recorded::<0x20>, run_op_recorded::<0x21>, run_op_recorded::<0x22>, run_op_recorded::<0x23>,
+    run_op_recorded::<0x24>, run_op_recorded::<0x25>, run_op_recorded::<0x26>, run_op_recorded::<0x27>, run_op_recorded::<0x28>, run_op_recorded::<0x29>,
+    run_op_recorded::<0x2A>, run_op_recorded::<0x2B>, run_op_recorded::<0x2C>, run_op_recorded::<0x2D>, run_op_recorded::<0x2E>, run_op_recorded::<0x2F>,
+    run_op_recorded::<0x30>, run_op_recorded::<0x31>, run_op_recorded::<0x32>, run_op_recorded::<0x33>, run_op_recorded::<0x34>, run_op_recorded::<0x35>,
+    run_op_recorded::<0x36>, run_op_recorded::<0x37>, run_op_recorded::<0x38>, run_op_recorded::<0x39>, run_op_recorded::<0x3A>, run_op_recorded::<0x3B>,
+    run_op_recorded::<0x3C>, run_op_recorded::<0x3D>, run_op_recorded::<0x3E>, run_op_recorded::<0x3F>, run_op_recorded::<0x40>, run_op_recorded::<0x41>,
+    run_op_recorded::<0x42>, run_op_recorded::<0x43>, run_op_recorded::<0x44>, run_op_recorded::<0x45>, run_op_recorded::<0x46>, run_op_recorded::<0x47>,
+    run_op_recorded::<0x48>, run_op_recorded::<0x49>, run_op_recorded::<0x4A>, run_op_recorded::<0x4B>, run_op_recorded::<0x4C>, run_op_recorded::<0x4D>,
+    run_op_recorded::<0x4E>, run_op_recorded::<0x4F>, run_op_recorded::<0x50>, run_op_recorded::<0x51>, run_op_recorded::<0x52>, run_op_recorded::<0x53>,
+    run_op_recorded::<0x54>, run_op_recorded::<0x55>, run_op_recorded::<0x56>, run_op_recorded::<0x57>, run_op_recorded::<0x58>, run_op_recorded::<0x59>,
+    run_op_recorded::<0x5A>, run_op_recorded::<0x5B>, run_op_recorded::<0x5C>, run_op_recorded::<0x5D>, run_op_recorded::<0x5E>, run_op_recorded::<0x5F>,
+    run_op_recorded::<0x60>, run_op_recorded::<0x61>, run_op_recorded::<0x62>, run_op_recorded::<0x63>, run_op_recorded::<0x64>, run_op_recorded::<0x65>,
+    run_op_recorded::<0x66>, run_op_recorded::<0x67>, run_op_recorded::<0x68>, run_op_recorded::<0x69>, run_op_recorded::<0x6A>, run_op_recorded::<0x6B>,
+    run_op_recorded::<0x6C>, run_op_recorded::<0x6D>, run_op_recorded::<0x6E>, run_op_recorded::<0x6F>, run_op_recorded::<0x70>, run_op_recorded::<0x71>,
+    run_op_recorded::<0x72>, run_op_recorded::<0x73>, run_op_recorded::<0x74>, run_op_recorded::<0x75>, run_op_recorded::<0x76>, run_op_recorded::<0x77>,
+    run_op_recorded::<0x78>, run_op_recorded::<0x79>, run_op_recorded::<0x7A>, run_op_recorded::<0x7B>, run_op_recorded::<0x7C>, run_op_recorded::<0x7D>,
+    run_op_recorded::<0x7E>, run_op_recorded::<0x7F>, run_op_recorded::<0x80>, run_op_recorded::<0x81>, run_op_recorded::<0x82>, run_op_recorded::<0x83>,
+    run_op_recorded::<0x84>, run_op_recorded::<0x85>, run_op_recorded::<0x86>, run_op_recorded::<0x87>, run_op_recorded::<0x88>, run_op_recorded::<0x89>,
+    run_op_recorded::<0x8A>, run_op_recorded::<0x8B>, run_op_recorded::<0x8C>, run_op_recorded::<0x8D>, run_op_recorded::<0x8E>, run_op_recorded::<0x8F>,
+    run_op_recorded::<0x90>, run_op_recorded::<0x91>, run_op_recorded::<0x92>, run_op_recorded::<0x93>, run_op_recorded::<0x94>, run_op_recorded::<0x95>,
+    run_op_recorded::<0x96>, run_op_recorded::<0x97>, run_op_recorded::<0x98>, run_op_recorded::<0x99>, run_op_recorded::<0x9A>, run_op_recorded::<0x9B>,
+    run_op_recorded::<0x9C>, run_op_recorded::<0x9D>, run_op_recorded::<0x9E>, run_op_recorded::<0x9F>, run_op_recorded::<0xA0>, run_op_recorded::<0xA1>,
+    run_op_recorded::<0xA2>, run_op_recorded::<0xA3>, run_op_recorded::<0xA4>, run_op_recorded::<0xA5>, run_op_recorded::<0xA6>, run_op_recorded::<0xA7>,
+    run_op_recorded::<0xA8>, run_op_recorded::<0xA9>, run_op_recorded::<0xAA>, run_op_recorded::<0xAB>, run_op_recorded::<0xAC>, run_op_recorded::<0xAD>,
+    run_op_recorded::<0xAE>, run_op_recorded::<0xAF>, run_op_recorded::<0xB0>, run_op_recorded::<0xB1>, run_op_recorded::<0xB2>, run_op_recorded::<0xB3>,
+    run_op_recorded::<0xB4>, run_op_recorded::<0xB5>, run_op_recorded::<0xB6>, run_op_recorded::<0xB7>, run_op_recorded::<0xB8>, run_op_recorded::<0xB9>,
+    run_op_recorded::<0xBA>, run_op_recorded::<0xBB>, run_op_recorded::<0xBC>, run_op_recorded::<0xBD>, run_op_recorded::<0xBE>, run_op_recorded::<0xBF>,
+    run_op_recorded::<0xC0>, run_op_recorded::<0xC1>, run_op_recorded::<0xC2>, run_op_recorded::<0xC3>, run_op_recorded::<0xC4>, run_op_recorded::<0xC5>,
+    run_op_recorded::<0xC6>, run_op_recorded::<0xC7>, run_op_recorded::<0xC8>, run_op_recorded::<0xC9>, run_op_recorded::<0xCA>, run_op_recorded::<0xCB>,
+    run_op_recorded::<0xCC>, run_op_recorded::<0xCD>, run_op_recorded::<0xCE>, run_op_recorded::<0xCF>, run_op_recorded::<0xD0>, run_op_recorded::<0xD1>,
+    run_op_recorded::<0xD2>, run_op_recorded::<0xD3>, run_op_recorded::<0xD4>, run_op_recorded::<0xD5>, run_op_recorded::<0xD6>, run_op_recorded::<0xD7>,
+    run_op_recorded::<0xD8>, run_op_recorded::<0xD9>, run_op_recorded::<0xDA>, run_op_recorded::<0xDB>, run_op_recorded::<0xDC>, run_op_recorded::<0xDD>,
+    run_op_recorded::<0xDE>, run_op_recorded::<0xDF>, run_op_recorded::<0xE0>, run_op_recorded::<0xE1>, run_op_recorded::<0xE2>, run_op_recorded::<0xE3>,
+    run_op_recorded::<0xE4>, run_op_recorded::<0xE5>, run_op_recorded::<0xE6>, run_op_recorded::<0xE7>, run_op_recorded::<0xE8>, run_op_recorded::<0xE9>,
+    run_op_recorded::<0xEA>, run_op_recorded::<0xEB>, run_op_recorded::<0xEC>, run_op_recorded::<0xED>, run_op_recorded::<0xEE>, run_op_recorded::<0xEF>,
+    run_op_recorded::<0xF0>, run_op_recorded::<0xF1>, run_op_recorded::<0xF2>, run_op_recorded::<0xF3>, run_op_recorded::<0xF4>, run_op_recorded::<0xF5>,
+    run_op_recorded::<0xF6>, run_op_recorded::<0xF7>, run_op_recorded::<0xF8>, run_op_recorded::<0xF9>, run_op_recorded::<0xFA>, run_op_recorded::<0xFB>,
+    run_op_recorded::<0xFC>, run_op_recorded::<0xFD>, run_op_recorded::<0xFE>, run_op_recorded::<0xFF>,
+];
+
 /// The handler of opcode `OPCODE`: the interpreter's per-cycle sequence
 /// for it (the dispatch folds to one arm), with [`Translated`] cycles.
 /// Never inlined: the block loop and the sampler's recording loop share
@@ -260,4 +309,22 @@ fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) ->
     cycles.fetch(cpu, bus);
     cpu.execute(bus, &mut cycles, OPCODE);
     cycles.owed
+}
+
+/// [`run_op`] while the memory recorder is attached: tells it which
+/// instruction begins, and runs the instruction with [`Recorded`] cycles
+/// (a separate monomorphisation, so the plain handlers pay nothing).
+#[inline(never)]
+fn run_op_recorded<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if let Some(m) = bus.memory.as_deref_mut() {
+        m.begin_op(op.pc);
+    }
+    let mut cycles = Recorded(Translated { op, owed, next: 0 });
+    if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
+        cycles.0.close(cpu, bus);
+    }
+    cpu.pc = op.pc;
+    cycles.fetch(cpu, bus);
+    cpu.execute(bus, &mut cycles, OPCODE);
+    cycles.0.owed
 }

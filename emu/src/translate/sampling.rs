@@ -50,7 +50,11 @@ impl Translator {
                             op
                         };
                         let cycle = bus.cycles;
-                        Self::execute::<false>(op, cpu, bus);
+                        if bus.memory.is_some() {
+                            Self::execute::<false, true>(op, cpu, bus);
+                        } else {
+                            Self::execute::<false, false>(op, cpu, bus);
+                        }
                         executed += 1;
                         // Under the banks mapped now: the op may have
                         // switched them.

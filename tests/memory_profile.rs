@@ -1,0 +1,176 @@
+//! The memory-dependence profile (issue 26): both engines record the same
+//! accesses and dependences, recording changes no frame, and
+//! `nesprof profile --memory` writes its outputs.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use emu::memory_profile::{Access, Dependence, MemoryProfile};
+use emu::movie::{Movie, Replay};
+use emu::nes::Engine;
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A bundled roms-test program, or a game from the shared ROMs, with its
+/// movie.
+fn replay(stem: &str) -> Replay {
+    let bundled = repo(&format!("roms-test/{stem}.nes"));
+    let rom_path = if bundled.exists() {
+        bundled
+    } else {
+        common::roms_root().join(format!("games/{stem}.nes"))
+    };
+    let rom = std::fs::read(rom_path).unwrap();
+    let movie = Movie::load(&repo(&format!("movies/{stem}.fm2"))).unwrap();
+    Replay::new(&rom, &movie).unwrap()
+}
+
+struct Run {
+    frame_hash: u64,
+    ram_hash: u64,
+    profile: Option<Box<MemoryProfile>>,
+}
+
+fn run(replay: &Replay, frames: u64, engine: Engine, memory: Option<Option<u64>>) -> Run {
+    let mut nes = replay.power_on().unwrap();
+    nes.set_engine(engine);
+    if let Some(lifetime) = memory {
+        nes.record_memory(lifetime);
+    }
+    while nes.frame_count() < frames {
+        replay.apply(&mut nes, frames).unwrap();
+        nes.run_frame();
+    }
+    Run {
+        frame_hash: nes.frame_hash(),
+        ram_hash: nes.ram_hash(),
+        profile: nes.take_memory_profile(),
+    }
+}
+
+type Recorded = (Vec<(u16, u64, u64)>, Vec<Access>, Vec<Dependence>);
+
+fn contents(p: &MemoryProfile) -> Recorded {
+    let mut accesses: Vec<Access> = p.accesses().collect();
+    accesses.sort_by_key(|a| (a.addr, a.pc));
+    (p.byte_counts().collect(), accesses, p.dependences())
+}
+
+const FRAMES: u64 = 600;
+
+#[test]
+fn engines_agree_and_frames_do_not_change() {
+    for stem in ["tracker", "fff"] {
+        let replay = replay(stem);
+        let plain = run(&replay, FRAMES, Engine::Interpreter, None);
+        let mut recorded: Vec<Recorded> = Vec::new();
+        for engine in [Engine::Interpreter, Engine::Translator] {
+            let off = run(&replay, FRAMES, engine, None);
+            let on = run(&replay, FRAMES, engine, Some(None));
+            for r in [&off, &on] {
+                assert_eq!(
+                    (r.frame_hash, r.ram_hash),
+                    (plain.frame_hash, plain.ram_hash),
+                    "{stem} on {engine}: recording changed the run"
+                );
+            }
+            recorded.push(contents(on.profile.as_deref().unwrap()));
+        }
+        let (bytes, accesses, deps) = &recorded[0];
+        assert!(bytes.len() > 100, "{stem}: {} bytes", bytes.len());
+        assert!(deps.len() > 50, "{stem}: {} dependences", deps.len());
+        assert!(
+            deps.iter().any(|d| d.crosses_interrupt),
+            "{stem}: no NMI/main variable"
+        );
+        // Reads and writes per byte are the sums over instructions.
+        for &(addr, reads, writes) in bytes {
+            let (r, w) = accesses
+                .iter()
+                .filter(|a| a.addr == addr)
+                .fold((0, 0), |(r, w), a| (r + a.reads, w + a.writes));
+            assert_eq!((r, w), (reads, writes), "{stem} ${addr:04X}");
+        }
+        assert!(recorded[0] == recorded[1], "{stem}: the engines differ");
+    }
+}
+
+/// With a lifetime the engines still agree (the instruction counts behind
+/// it are exact on both), and fewer reads count.
+#[test]
+fn lifetime_is_exact_on_both_engines() {
+    let replay = replay("tracker");
+    let full = run(&replay, 200, Engine::Interpreter, Some(None));
+    let total = |r: &Run| -> u64 {
+        r.profile
+            .as_ref()
+            .unwrap()
+            .dependences()
+            .iter()
+            .map(|d| d.count)
+            .sum()
+    };
+    let short: Vec<Run> = [Engine::Interpreter, Engine::Translator]
+        .into_iter()
+        .map(|e| run(&replay, 200, e, Some(Some(50))))
+        .collect();
+    assert_eq!(
+        short[0].profile.as_ref().unwrap().dependences(),
+        short[1].profile.as_ref().unwrap().dependences()
+    );
+    assert!(
+        total(&short[0]) < total(&full),
+        "the lifetime drops far reads"
+    );
+}
+
+#[test]
+fn profile_writes_the_memory_outputs() {
+    let out = std::env::temp_dir().join(format!("nesprof-memory-{}", std::process::id()));
+    let status = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .arg("profile")
+        .arg(repo("roms-test/tracker.nes"))
+        .arg("--movie")
+        .arg(repo("movies/tracker.fm2"))
+        .args(["--frames", "120", "--memory", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(report.contains("top memory dependences"), "{report}");
+    assert!(report.contains("shared between interrupt handlers and main code"));
+    let ron = std::fs::read_to_string(out.join("memory.ron")).unwrap();
+    let parsed: profiler::memory::MemoryReport = ron::from_str(&ron).unwrap();
+    assert!(!parsed.dependences.is_empty() && !parsed.shared.is_empty());
+    let png = std::fs::read(out.join("ram.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    // tracker has no PRG RAM.
+    assert!(!out.join("wram.png").exists());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Memory</h2>") && html.contains("data:image/png;base64,"));
+    let _ = std::fs::remove_dir_all(&out);
+
+    // --memory-lifetime needs --memory, and a positive N.
+    for bad in [
+        &["--memory-lifetime", "5"][..],
+        &["--memory", "--memory-lifetime", "0"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+            .arg("profile")
+            .arg(repo("roms-test/tracker.nes"))
+            .args(["--frames", "1"])
+            .args(bad)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+}
