@@ -112,8 +112,12 @@ pub struct CallStacks {
     nodes: Vec<Node>,
     /// (parent node, entry, kind) packed into a u64 → child node.
     children: KeyMap,
-    /// Open frames, outermost first: (node, stack pointer after return).
-    stack: Vec<(u32, u8)>,
+    /// Open frames, outermost first: (node, stack pointer after return,
+    /// activation serial: the value of `pushes` when it was entered).
+    stack: Vec<(u32, u8, u64)>,
+    /// Frames entered so far: tells two activations of one context apart
+    /// (the memory recorder's common ancestors, `memory_profile.rs`).
+    pushes: u64,
     /// Instructions retired since the last event, not yet credited.
     pending: u64,
 }
@@ -137,6 +141,7 @@ impl CallStacks {
             }],
             children: KeyMap::default(),
             stack: Vec::new(),
+            pushes: 0,
             pending: 0,
         }
     }
@@ -177,13 +182,13 @@ impl CallStacks {
     /// The current context's node.
     #[inline]
     fn current(&self) -> u32 {
-        self.stack.last().map_or(0, |&(node, _)| node)
+        self.stack.last().map_or(0, |&(node, _, _)| node)
     }
 
     /// Closes the frames whose return address is no longer on the stack.
     #[inline]
     fn close_below(&mut self, sp: u8) {
-        while let Some(&(_, ret_sp)) = self.stack.last() {
+        while let Some(&(_, ret_sp, _)) = self.stack.last() {
             if ret_sp > sp {
                 break;
             }
@@ -217,7 +222,21 @@ impl CallStacks {
                 node
             }
         };
-        self.stack.push((node, ret_sp));
+        self.pushes += 1;
+        self.stack.push((node, ret_sp, self.pushes));
+    }
+
+    /// Frames entered so far (each entry's activation serial is the count
+    /// after it).
+    #[inline]
+    pub fn pushes(&self) -> u64 {
+        self.pushes
+    }
+
+    /// The activation serial of each open frame, outermost first (the
+    /// frame at depth d + 1 of the current node's path is the d-th).
+    pub fn activations(&self) -> impl Iterator<Item = u64> + '_ {
+        self.stack.iter().map(|&(_, _, serial)| serial)
     }
 
     /// The current context's node id (0 = the root).

@@ -86,6 +86,9 @@ struct Writer {
     context: Context,
     /// The recorder's instruction count at the write.
     at: u64,
+    /// Frames entered before the write (`CallStacks::pushes`): an open
+    /// frame with a later serial began after the write.
+    serial: u64,
 }
 
 const NO_WRITER: Writer = Writer {
@@ -93,6 +96,7 @@ const NO_WRITER: Writer = Writer {
     node: 0,
     context: Context::Main,
     at: 0,
+    serial: 0,
 };
 
 /// A byte's last (writer, reader) pair and its counter.
@@ -100,6 +104,10 @@ const NO_WRITER: Writer = Writer {
 struct PairCache {
     writer: u32,
     writer_node: u32,
+    /// The write's frame serial and the reader's own frame's: with both
+    /// the same, so are the activations compared for the common ancestor.
+    writer_serial: u64,
+    reader_frame: u64,
     reader: u32,
     reader_node: u32,
     index: u32,
@@ -108,6 +116,8 @@ struct PairCache {
 const NO_PAIR: PairCache = PairCache {
     writer: NONE,
     writer_node: 0,
+    writer_serial: 0,
+    reader_frame: 0,
     reader: NONE,
     reader_node: 0,
     index: 0,
@@ -181,6 +191,10 @@ pub struct MemoryProfile {
     parents: Vec<u32>,
     depths: Vec<u32>,
     contexts: Vec<Context>,
+    /// The call stacks' `pushes` and open frames' activation serials, as of
+    /// the last [`MemoryProfile::follow`].
+    pushes: u64,
+    activations: Vec<u64>,
 }
 
 impl MemoryProfile {
@@ -208,6 +222,8 @@ impl MemoryProfile {
             parents: vec![0],
             depths: vec![0],
             contexts: vec![Context::Main],
+            pushes: 0,
+            activations: Vec::new(),
         }
     }
 
@@ -250,8 +266,19 @@ impl MemoryProfile {
         if node as usize >= self.parents.len() {
             self.learn_nodes(stacks);
         }
+        if node != self.node || stacks.pushes() != self.pushes {
+            self.pushes = stacks.pushes();
+            self.activations.clear();
+            self.activations.extend(stacks.activations());
+        }
         self.node = node;
         self.context = self.contexts[node as usize];
+    }
+
+    /// The reader's own frame's activation serial (0 in the root).
+    #[inline(always)]
+    fn reader_frame(&self) -> u64 {
+        self.activations.last().copied().unwrap_or(0)
     }
 
     #[cold]
@@ -331,6 +358,8 @@ impl MemoryProfile {
             && p.writer_node == w.node
             && p.reader == self.pc
             && p.reader_node == self.node
+            && p.writer_serial == w.serial
+            && p.reader_frame == self.reader_frame()
         {
             p.index
         } else {
@@ -340,7 +369,7 @@ impl MemoryProfile {
     }
 
     fn new_pair(&mut self, slot: usize, w: Writer) -> u32 {
-        let nca = self.nca(w.node, self.node);
+        let nca = self.dynamic_nca(w);
         let key = (
             w.pc,
             self.pc,
@@ -356,11 +385,32 @@ impl MemoryProfile {
         self.last_pair[slot] = PairCache {
             writer: w.pc,
             writer_node: w.node,
+            writer_serial: w.serial,
+            reader_frame: self.reader_frame(),
             reader: self.pc,
             reader_node: self.node,
             index,
         };
         index
+    }
+
+    /// The nearest common ancestor of the write's frame and the reader's in
+    /// the dynamic call tree (Embla's attribution): the contexts' common
+    /// ancestor in the trie, or above it while the reader's activation of
+    /// it began after the write — two NMIs, or two calls of one routine,
+    /// are two frames whose common ancestor is their caller's.
+    fn dynamic_nca(&self, w: Writer) -> u32 {
+        let mut n = self.nca(w.node, self.node);
+        loop {
+            let depth = self.depths[n as usize] as usize;
+            if depth == 0 {
+                return n;
+            }
+            match self.activations.get(depth - 1) {
+                Some(&start) if start > w.serial => n = self.parents[n as usize],
+                _ => return n,
+            }
+        }
     }
 
     /// The nearest common ancestor of two call-stack nodes.
@@ -392,6 +442,7 @@ impl MemoryProfile {
             node: self.node,
             context: self.context,
             at: self.retired,
+            serial: self.pushes,
         };
     }
 
