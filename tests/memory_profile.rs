@@ -174,3 +174,67 @@ fn profile_writes_the_memory_outputs() {
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
     }
 }
+
+/// Bursty recording (`profile --memory-bursts`): frames unchanged, both
+/// engines identical, and every dependence a burst finds is one the full
+/// profile has with at least as many reads (a burst pairs reads only with
+/// writes it saw), while it finds fewer in all.
+#[test]
+fn bursts_find_a_subset_of_the_full_profile() {
+    let replay = replay("fff");
+    let frames = 600;
+    let (plain_hash, plain_ram) = {
+        let r = run(&replay, frames, Engine::Translator, None);
+        (r.frame_hash, r.ram_hash)
+    };
+    let bursty = |engine: Engine| {
+        let mut nes = replay.power_on().unwrap();
+        nes.set_engine(engine);
+        nes.record_memory(None);
+        while nes.frame_count() < frames {
+            replay.apply(&mut nes, frames).unwrap();
+            nes.set_memory_recording(nes.frame_count() % 10 < 2);
+            nes.run_frame();
+        }
+        assert_eq!(
+            (nes.frame_hash(), nes.ram_hash()),
+            (plain_hash, plain_ram),
+            "{engine:?}"
+        );
+        contents(&nes.take_memory_profile().unwrap())
+    };
+    let a = bursty(Engine::Interpreter);
+    let b = bursty(Engine::Translator);
+    assert!(a == b, "the engines' bursty profiles differ");
+    let full = contents(
+        &run(&replay, frames, Engine::Translator, Some(None))
+            .profile
+            .unwrap(),
+    );
+    let full_deps: std::collections::HashMap<(u32, u32, u16, u32, bool), u64> = full
+        .2
+        .iter()
+        .map(|d| {
+            (
+                (d.writer, d.reader, d.addr, d.nca, d.crosses_interrupt),
+                d.count,
+            )
+        })
+        .collect();
+    let mut found = 0;
+    for d in &a.2 {
+        let full_count = full_deps
+            .get(&(d.writer, d.reader, d.addr, d.nca, d.crosses_interrupt))
+            .copied();
+        assert!(
+            full_count.is_some_and(|n| n >= d.count),
+            "a burst found {d:?}, the full profile {full_count:?}"
+        );
+        found += 1;
+    }
+    assert!(
+        found > 0 && found < full_deps.len(),
+        "{found} of {}",
+        full_deps.len()
+    );
+}

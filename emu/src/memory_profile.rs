@@ -275,6 +275,13 @@ impl MemoryProfile {
         self.context = self.contexts[node as usize];
     }
 
+    /// Forgets every byte's last writer (bursty recording resumes: writes
+    /// made while paused were not seen).
+    pub fn forget_writers(&mut self) {
+        self.writer.fill(NO_WRITER);
+        self.last_pair.fill(NO_PAIR);
+    }
+
     /// The reader's own frame's activation serial (0 in the root).
     #[inline(always)]
     fn reader_frame(&self) -> u64 {

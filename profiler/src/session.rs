@@ -49,6 +49,10 @@ pub struct ProfileSettings {
     /// Record the memory-dependence profile too (`emu::memory_profile`),
     /// with this lifetime in instructions (`Some(None)`: no lifetime).
     pub memory: Option<Option<u64>>,
+    /// With `memory`: record it in bursts, the first `on` frames of every
+    /// `period` (`None`: every frame). VMAD's idea: the instrumented code
+    /// runs for sampled stretches, the plain code the rest of the time.
+    pub memory_bursts: Option<(u32, u32)>,
 }
 
 impl Default for ProfileSettings {
@@ -69,6 +73,7 @@ impl Default for ProfileSettings {
             engine: Engine::Translator,
             queue: 4096,
             memory: None,
+            memory_bursts: None,
         }
     }
 }
@@ -283,6 +288,10 @@ pub fn run(
             if nes.frame_count() >= frames {
                 break;
             }
+        }
+        if let Some((on, period)) = settings.memory_bursts {
+            let period = period.max(1) as u64;
+            nes.set_memory_recording(nes.frame_count() % period < on as u64);
         }
         nes.run_frame();
         session.after_frame(nes);

@@ -91,6 +91,11 @@ pub struct ProfileArgs {
     /// not counted as dependences (1 to 10^12; default: no limit).
     #[arg(long, value_name = "N", requires = "memory", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     pub memory_lifetime: Option<u64>,
+    /// With --memory: record in bursts, the first ON frames of every PERIOD
+    /// (e.g. 1/10); between bursts both engines run their plain code, and a
+    /// burst pairs reads only with writes it saw (default: every frame).
+    #[arg(long, value_name = "ON/PERIOD", requires = "memory", value_parser = options::bursts())]
+    pub memory_bursts: Option<(u32, u32)>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -125,6 +130,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         params: args.config,
         engine: args.engine,
         memory: args.memory.then_some(args.memory_lifetime),
+        memory_bursts: args.memory_bursts,
         ..ProfileSettings::default()
     };
     let out_dir = args
