@@ -105,6 +105,22 @@ pub fn jobs() -> impl TypedValueParser<Value = usize> {
     whole(1, 256).map(|v| v as usize)
 }
 
+/// `--memory-bursts ON/PERIOD`: record the first ON frames of every PERIOD
+/// (1 <= ON <= PERIOD <= 100000).
+pub fn bursts() -> impl TypedValueParser<Value = (u32, u32)> {
+    |text: &str| -> Result<(u32, u32), String> {
+        const MAX: u32 = 100_000;
+        let bad = || format!("must be ON/PERIOD in frames, 1 <= ON <= PERIOD <= {MAX} (e.g. 1/10)");
+        let (on, period) = text.trim().split_once('/').ok_or_else(bad)?;
+        let on: u32 = on.trim().parse().map_err(|_| bad())?;
+        let period: u32 = period.trim().parse().map_err(|_| bad())?;
+        if on == 0 || on > period || period > MAX {
+            return Err(bad());
+        }
+        Ok((on, period))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,21 +167,5 @@ mod tests {
             assert!(text.contains(args[0]), "{args:?}: {text}");
             assert!(text.contains("must be a"), "{args:?}: {text}");
         }
-    }
-}
-
-/// `--memory-bursts ON/PERIOD`: record the first ON frames of every PERIOD
-/// (1 <= ON <= PERIOD <= 100000).
-pub fn bursts() -> impl TypedValueParser<Value = (u32, u32)> {
-    |text: &str| -> Result<(u32, u32), String> {
-        const MAX: u32 = 100_000;
-        let bad = || format!("must be ON/PERIOD in frames, 1 <= ON <= PERIOD <= {MAX} (e.g. 1/10)");
-        let (on, period) = text.trim().split_once('/').ok_or_else(bad)?;
-        let on: u32 = on.trim().parse().map_err(|_| bad())?;
-        let period: u32 = period.trim().parse().map_err(|_| bad())?;
-        if on == 0 || on > period || period > MAX {
-            return Err(bad());
-        }
-        Ok((on, period))
     }
 }
