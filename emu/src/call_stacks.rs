@@ -36,8 +36,7 @@
 //! [`MAX_NODES`] distinct contexts) are credited to the deepest one kept, so
 //! a runaway program cannot grow memory.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::int_hash::IntMap;
 
 /// Deepest call stack kept; deeper calls are credited to the frame at this
 /// depth. NES programs rarely nest more than a dozen calls deep.
@@ -83,28 +82,7 @@ struct Node {
     weight: u64,
 }
 
-/// A multiplicative hash for the trie's u64 keys: the default SipHash costs
-/// more than the rest of a JSR's bookkeeping.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type KeyMap = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+type KeyMap = IntMap<u64, u32>;
 
 /// The call-stack recorder (see the module doc).
 #[derive(Debug, Clone)]

@@ -17,7 +17,12 @@
 //! probe, the ground-truth flow counts, is `flow_counts.rs`; both hang off
 //! [`probes::Probes`], and both name code by its code address
 //! (`code_addr.rs`: the CPU address, plus the PRG bank on boards that switch
-//! banks).
+//! banks). The flow counts follow call stacks (`call_stacks.rs`, for flame
+//! graphs and dependence attribution). Two more recorders hang off the bus
+//! and cartridge, fed by both engines' shared instruction code only when
+//! attached: the memory-dependence recorder (`memory_profile.rs`) and the
+//! code/data access log (`access_log.rs`, for FCEUX `.cdl` files); the
+//! recorders' integer-keyed maps share one hasher (`int_hash.rs`).
 
 pub mod access_log;
 pub mod apu;
@@ -35,6 +40,7 @@ pub mod error;
 pub mod flow_counts;
 pub mod hash;
 pub mod input_file;
+pub mod int_hash;
 pub mod mapper;
 pub mod memory_profile;
 pub mod movie;

@@ -28,8 +28,7 @@
 //! of a byte costs a compare and an increment: each byte caches its last
 //! pair's counter index, and only a new pair costs a hash lookup.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::int_hash::IntMap;
 
 use crate::call_stacks::{CallStacks, FrameKind};
 use crate::code_addr::CodeMap;
@@ -126,30 +125,9 @@ const NO_PAIR: PairCache = PairCache {
 /// Key of a dependence counter: (writer, reader, addr, nca, crosses).
 type DepKey = (u32, u32, u16, u32, bool);
 
-/// A multiplicative hash for the recorder's integer keys (SipHash was a
-/// third of the recording cost).
-#[derive(Default)]
-struct FastHasher(u64);
+type FastMap<K, V> = IntMap<K, V>;
 
-impl Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
-
-/// A dependence key as two words for [`FastHasher`].
+/// A dependence key as two words for [`IntMap`]'s hasher.
 fn packed(k: &DepKey) -> (u64, u64) {
     (
         (k.0 as u64) << 32 | k.1 as u64,
