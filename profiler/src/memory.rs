@@ -230,7 +230,7 @@ impl MemoryReport {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "memory     {} bytes touched, {} dependences ({} ranges), {} shared NMI/IRQ-main ranges, {} dead ranges",
+            "memory     {} bytes touched, {} reads of a recorded write in {} dependences (writer block, reader block, address range), {} shared NMI/IRQ-main ranges, {} dead ranges",
             self.bytes.len(),
             self.dependences.iter().map(|d| d.count).sum::<u64>(),
             self.dependences.len(),
