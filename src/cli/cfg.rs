@@ -148,7 +148,9 @@ fn record_symbols(
     const UNBANKED_PRG: usize = 0x8000;
     let prg_len = match rom {
         Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| crate::atomic::say(path, e))?;
+            let bytes = crate::open::read_rom(path)?;
+            let cart = emu::Cartridge::from_bytes(&bytes)
+                .map_err(|p| BadInput(format!("{}: {p}", path.display())))?;
             if format!("{:016x}", emu::hash::fnv1a64(&bytes)) != record.rom_hash {
                 eprintln!(
                     "warning: {} is not the ROM the record was made from ({})",
@@ -156,10 +158,7 @@ fn record_symbols(
                     record.rom_name
                 );
             }
-            emu::Cartridge::from_bytes(&bytes)
-                .map_err(|p| BadInput(format!("{}: {p}", path.display())))?
-                .prg_rom
-                .len()
+            cart.prg_rom.len()
         }
         None => UNBANKED_PRG,
     };

@@ -140,15 +140,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     // Every output is staged and the set committed at the end: an
     // interrupted or failed run leaves the previous outputs as they were.
     let mut outputs = OutputSet::new(&out_dir)?;
-    // After the output checks: a run refused for its --out says only that.
+    if let Some(path) = &args.cdl {
+        atomic::check(path)?;
+    }
+    // After the output checks: a run refused for an output says only that.
     let symbols = symbol_files::load(
         &args.symbols,
         Some(&args.rom),
         nes.cartridge().prg_rom.len(),
     )?;
-
-    if let Some(path) = &args.cdl {
-        atomic::check(path)?;
+    if args.cdl.is_some() {
         nes.record_accesses();
     }
     let bar = frames_bar(frames, &stem(&args.rom));
