@@ -5,29 +5,14 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use emu::movie::{Movie, Replay};
+use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::FlowCounts;
 
-fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// A workload: a roms-test program or a game from the shared ROMs, with its
-/// movie.
 fn replay(stem: &str) -> Replay {
-    let bundled = repo(&format!("roms-test/{stem}.nes"));
-    let rom_path = if bundled.exists() {
-        bundled
-    } else {
-        common::roms_root().join(format!("games/{stem}.nes"))
-    };
-    let rom = std::fs::read(rom_path).unwrap();
-    let movie = Movie::load(&repo(&format!("movies/{stem}.fm2"))).unwrap();
-    Replay::new(&rom, &movie).unwrap()
+    common::workload_replay(stem)
 }
 
 /// Runs `frames` frames of the movie with the truth recorder, on `engine`,

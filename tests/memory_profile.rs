@@ -8,25 +8,15 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use emu::memory_profile::{Access, Dependence, MemoryProfile};
-use emu::movie::{Movie, Replay};
+use emu::movie::Replay;
 use emu::nes::Engine;
 
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// A bundled roms-test program, or a game from the shared ROMs, with its
-/// movie.
 fn replay(stem: &str) -> Replay {
-    let bundled = repo(&format!("roms-test/{stem}.nes"));
-    let rom_path = if bundled.exists() {
-        bundled
-    } else {
-        common::roms_root().join(format!("games/{stem}.nes"))
-    };
-    let rom = std::fs::read(rom_path).unwrap();
-    let movie = Movie::load(&repo(&format!("movies/{stem}.fm2"))).unwrap();
-    Replay::new(&rom, &movie).unwrap()
+    common::workload_replay(stem)
 }
 
 struct Run {

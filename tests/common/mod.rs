@@ -141,3 +141,18 @@ pub fn run_suite(title: &str, cases: &[Case]) {
         surprises.join("\n")
     );
 }
+
+/// A bundled workload with its movie replayed: a roms-test program, or a
+/// game from the shared ROMs (`games/`), and `movies/<stem>.fm2`.
+pub fn workload_replay(stem: &str) -> emu::movie::Replay {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let bundled = repo.join(format!("roms-test/{stem}.nes"));
+    let rom_path = if bundled.exists() {
+        bundled
+    } else {
+        roms_root().join(format!("games/{stem}.nes"))
+    };
+    let rom = std::fs::read(rom_path).unwrap();
+    let movie = emu::movie::Movie::load(&repo.join(format!("movies/{stem}.fm2"))).unwrap();
+    emu::movie::Replay::new(&rom, &movie).unwrap()
+}
