@@ -31,8 +31,6 @@
 use crate::int_hash::IntMap;
 
 use crate::call_stacks::{CallStacks, FrameKind};
-use crate::code_addr::CodeMap;
-use crate::mapper::banks::Banks;
 
 /// Internal RAM bytes recorded (mirrors folded).
 pub const RAM_BYTES: usize = 0x800;
@@ -160,7 +158,6 @@ pub struct MemoryProfile {
     context: Context,
     /// Instructions (and interrupt entries) begun while recording.
     retired: u64,
-    code_map: CodeMap,
     /// The high bits of the code addresses of the translated block running
     /// (`translate::block::Block::code_high`).
     block_high: u32,
@@ -176,9 +173,8 @@ pub struct MemoryProfile {
 }
 
 impl MemoryProfile {
-    /// A recorder for a board with `prg_rom_len` bytes of PRG ROM mapped as
-    /// in `banks`, with PRG RAM if `wram`.
-    pub fn new(prg_rom_len: usize, banks: &Banks, wram: bool) -> MemoryProfile {
+    /// A recorder for a board with PRG RAM if `wram`.
+    pub fn new(wram: bool) -> MemoryProfile {
         MemoryProfile {
             reads: vec![0; SLOTS],
             writes: vec![0; SLOTS],
@@ -195,7 +191,6 @@ impl MemoryProfile {
             node: 0,
             context: Context::Main,
             retired: 0,
-            code_map: CodeMap::new(prg_rom_len, banks),
             block_high: 0,
             parents: vec![0],
             depths: vec![0],
@@ -216,10 +211,11 @@ impl MemoryProfile {
         self.lifetime
     }
 
-    /// An instruction (or interrupt entry) at CPU address `pc` begins.
+    /// An instruction (or interrupt entry) at code address `code` begins
+    /// (the interpreter's step has it already, from the probes' code map).
     #[inline]
-    pub fn begin(&mut self, pc: u16, banks: &Banks) {
-        self.pc = self.code_map.key(banks, pc);
+    pub fn begin(&mut self, code: u32) {
+        self.pc = code;
         self.retired += 1;
     }
 

@@ -146,7 +146,7 @@ impl Nes {
         };
         // (`probing` first: a plain run tests one flag here.)
         let kind = if probing && self.bus.memory.is_some() {
-            self.step_recorded(pc)
+            self.step_recorded(code)
         } else {
             self.cpu.step(&mut self.bus)
         };
@@ -177,11 +177,12 @@ impl Nes {
     }
 
     /// The CPU's step with its data accesses reported to the memory
-    /// recorder, which is told first which instruction (at `pc`) begins.
+    /// recorder, which is told first which instruction (at code address
+    /// `code`) begins.
     #[inline(never)]
-    fn step_recorded(&mut self, pc: u16) -> StepKind {
+    fn step_recorded(&mut self, code: u32) -> StepKind {
         if let Some(m) = self.bus.memory.as_deref_mut() {
-            m.begin(pc, &self.bus.cart.banks);
+            m.begin(code);
         }
         self.cpu.step_recorded(&mut self.bus)
     }
@@ -333,7 +334,7 @@ impl Nes {
             self.record_flow();
         }
         let cart = &self.bus.cart;
-        let mut m = MemoryProfile::new(cart.prg_rom.len(), &cart.banks, !cart.prg_ram.is_empty());
+        let mut m = MemoryProfile::new(!cart.prg_ram.is_empty());
         m.set_lifetime(lifetime);
         if let Some(flow) = self.probes.flow.as_deref() {
             m.follow(flow.call_stacks());
