@@ -24,9 +24,12 @@
 //!
 //! Cost: the engines run a second monomorphisation of the instruction code
 //! (`cpu::Recorded`) only while this recorder is attached, so the plain
-//! engines pay nothing. While recording, a repeated (writer, reader) pair
-//! of a byte costs a compare and an increment: each byte caches its last
-//! pair's counter index, and only a new pair costs a hash lookup.
+//! engines pay nothing. While recording, the translator keeps its idle
+//! window and its idle-loop skipping (the skipped iterations' reads are
+//! counted in bulk, [`MemoryProfile::repeat_reads`]); an access finds its
+//! (instruction, byte) cell through a direct-mapped table and a dense
+//! per-instruction range, and a read whose writer and call-stack nodes are
+//! the cell's last ones counts there, without a lookup.
 
 use crate::int_hash::IntMap;
 
@@ -80,7 +83,6 @@ pub struct Dependence {
 struct Writer {
     pc: u32,
     node: u32,
-    context: Context,
     /// The recorder's instruction count at the write.
     at: u64,
     /// Frames entered before the write (`CallStacks::pushes`): an open
@@ -91,34 +93,65 @@ struct Writer {
 const NO_WRITER: Writer = Writer {
     pc: NONE,
     node: 0,
-    context: Context::Main,
     at: 0,
     serial: 0,
 };
 
-/// A byte's last (writer, reader) pair and its counter.
+/// A reader instruction's last dependence on one byte: the writer and
+/// the two call-stack nodes it was found for, their static and dynamic
+/// common ancestors, and its counter. While writer and nodes stay the same,
+/// only the dynamic ancestor can change (a new activation of a frame on the
+/// way), and checking that is a compare or two (see
+/// [`MemoryProfile::raise`]). Its reads are counted here and added to the
+/// dependence's counter when the pair is replaced or the profile is read:
+/// the counters are scattered, the cell is at hand.
 #[derive(Debug, Clone, Copy)]
 struct PairCache {
     writer: u32,
     writer_node: u32,
-    /// The write's frame serial and the reader's own frame's: with both
-    /// the same, so are the activations compared for the common ancestor.
-    writer_serial: u64,
-    reader_frame: u64,
-    reader: u32,
     reader_node: u32,
+    static_nca: u32,
+    nca: u32,
     index: u32,
+    pending: u64,
 }
 
 const NO_PAIR: PairCache = PairCache {
     writer: NONE,
     writer_node: 0,
-    writer_serial: 0,
-    reader_frame: 0,
-    reader: NONE,
     reader_node: 0,
+    static_nca: 0,
+    nca: 0,
     index: 0,
+    pending: 0,
 };
+
+/// One instruction's counts for one byte, and its last dependence there.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    reads: u64,
+    writes: u64,
+    pair: PairCache,
+}
+
+const EMPTY_CELL: Cell = Cell {
+    reads: 0,
+    writes: 0,
+    pair: NO_PAIR,
+};
+
+/// An instruction's cells for the bytes `first..first + cells.len()`: an
+/// instruction reaches one byte, or the up to 256 of an indexed mode, or
+/// the bytes its pointers aimed at, so a dense range is small and needs no
+/// hashing (a per-(byte, instruction) hash map, with a one-entry cache per
+/// byte, cost a lookup on 40 % of accesses: a byte that several
+/// instructions take turns at misses every time).
+#[derive(Debug, Clone)]
+struct Instruction {
+    pc: u32,
+    first: u32,
+    cells: Vec<Cell>,
+}
 
 /// Key of a dependence counter: (writer, reader, addr, nca, crosses).
 type DepKey = (u32, u32, u16, u32, bool);
@@ -133,18 +166,133 @@ fn packed(k: &DepKey) -> (u64, u64) {
     )
 }
 
+/// Entries of the direct-mapped instruction table, by the low 16 bits of
+/// the code address (the CPU address).
+const DIRECT: usize = 0x10000;
+
+/// Every instruction that accessed a byte, by code address: a
+/// direct-mapped table by CPU address (tagged with the code address) in
+/// front of a map, for the banks that share a CPU address.
+#[derive(Debug, Clone)]
+struct Instructions {
+    /// In the order first seen.
+    list: Vec<Instruction>,
+    direct: Vec<(u32, u32)>,
+    index: FastMap<u32, u32>,
+}
+
+impl Instructions {
+    fn new() -> Instructions {
+        Instructions {
+            list: Vec::new(),
+            direct: vec![(NONE, 0); DIRECT],
+            index: FastMap::default(),
+        }
+    }
+
+    /// The cell of the instruction at code address `pc` for `slot`.
+    #[inline(always)]
+    fn cell(&mut self, pc: u32, slot: usize) -> &mut Cell {
+        let (tag, index) = self.direct[(pc & 0xFFFF) as usize];
+        let index = if tag == pc { index } else { self.find(pc) };
+        let i = &mut self.list[index as usize];
+        let at = (slot as u32).wrapping_sub(i.first) as usize;
+        if at >= i.cells.len() {
+            return Self::widen(i, slot);
+        }
+        &mut i.cells[at]
+    }
+
+    /// The index of the instruction at `pc`, found or added, and put in
+    /// the direct-mapped table.
+    #[cold]
+    fn find(&mut self, pc: u32) -> u32 {
+        let next = self.list.len() as u32;
+        let index = *self.index.entry(pc).or_insert(next);
+        if index == next {
+            self.list.push(Instruction {
+                pc,
+                first: 0,
+                cells: Vec::new(),
+            });
+        }
+        self.direct[(pc & 0xFFFF) as usize] = (pc, index);
+        index
+    }
+
+    /// Extends `i`'s cells to cover `slot`.
+    #[cold]
+    fn widen(i: &mut Instruction, slot: usize) -> &mut Cell {
+        let slot = slot as u32;
+        if i.cells.is_empty() {
+            i.first = slot;
+            i.cells.push(EMPTY_CELL);
+        } else if slot < i.first {
+            let grow = (i.first - slot) as usize;
+            i.cells.splice(0..0, std::iter::repeat_n(EMPTY_CELL, grow));
+            i.first = slot;
+        } else {
+            i.cells.resize((slot - i.first) as usize + 1, EMPTY_CELL);
+        }
+        &mut i.cells[(slot - i.first) as usize]
+    }
+}
+
+/// The recorder's copy of the call-stack trie (parent links, depths, each
+/// node's interrupt context), extended as nodes appear.
+#[derive(Debug, Clone)]
+struct Tree {
+    parents: Vec<u32>,
+    depths: Vec<u32>,
+    contexts: Vec<Context>,
+}
+
+impl Tree {
+    /// The nearest common ancestor in the dynamic call tree (Embla's
+    /// attribution) of a write made when the call stacks had entered
+    /// `serial` frames and of a read by code whose open frames began at
+    /// `activations`, given `n`, the common ancestor of their nodes in
+    /// the trie: `n`, or above it while the reader's activation of it
+    /// began after the write — two NMIs, or two calls of one routine, are
+    /// two frames whose common ancestor is their caller's. Activations
+    /// deepen in time, so the usual answer (the write happened inside the
+    /// reader's activation of `n`) costs one compare.
+    #[inline(always)]
+    fn raise(&self, activations: &[u64], mut n: u32, serial: u64) -> u32 {
+        loop {
+            let depth = self.depths[n as usize] as usize;
+            if depth == 0 {
+                return n;
+            }
+            match activations.get(depth - 1) {
+                Some(&start) if start > serial => n = self.parents[n as usize],
+                _ => return n,
+            }
+        }
+    }
+
+    /// The nearest common ancestor of two nodes.
+    fn nca(&self, mut a: u32, mut b: u32) -> u32 {
+        let depth = |n: u32| self.depths[n as usize];
+        while depth(a) > depth(b) {
+            a = self.parents[a as usize];
+        }
+        while depth(b) > depth(a) {
+            b = self.parents[b as usize];
+        }
+        while a != b {
+            a = self.parents[a as usize];
+            b = self.parents[b as usize];
+        }
+        a
+    }
+}
+
 /// The recorder (see the module doc).
 #[derive(Debug, Clone)]
 pub struct MemoryProfile {
-    reads: Vec<u64>,
-    writes: Vec<u64>,
-    /// Per byte, the last (pc, access counter index).
-    last_access: Vec<(u32, u32)>,
-    /// (slot << 32 | pc) → index in `access_counts`.
-    access_index: FastMap<u64, u32>,
-    access_counts: Vec<Access>,
+    instructions: Instructions,
     writer: Vec<Writer>,
-    last_pair: Vec<PairCache>,
     dep_index: FastMap<(u64, u64), u32>,
     dep_counts: Vec<(DepKey, u64)>,
     /// Reads further than this many instructions from their write are not
@@ -161,11 +309,7 @@ pub struct MemoryProfile {
     /// The high bits of the code addresses of the translated block running
     /// (`translate::block::Block::code_high`).
     block_high: u32,
-    /// Copies of the call-stack trie's parent links and each node's
-    /// interrupt context, extended as nodes appear.
-    parents: Vec<u32>,
-    depths: Vec<u32>,
-    contexts: Vec<Context>,
+    tree: Tree,
     /// The call stacks' `pushes` and open frames' activation serials, as of
     /// the last [`MemoryProfile::follow`].
     pushes: u64,
@@ -176,13 +320,8 @@ impl MemoryProfile {
     /// A recorder for a board with PRG RAM if `wram`.
     pub fn new(wram: bool) -> MemoryProfile {
         MemoryProfile {
-            reads: vec![0; SLOTS],
-            writes: vec![0; SLOTS],
-            last_access: vec![(NONE, 0); SLOTS],
-            access_index: FastMap::default(),
-            access_counts: Vec::new(),
+            instructions: Instructions::new(),
             writer: vec![NO_WRITER; SLOTS],
-            last_pair: vec![NO_PAIR; SLOTS],
             dep_index: FastMap::default(),
             dep_counts: Vec::new(),
             lifetime: None,
@@ -192,9 +331,11 @@ impl MemoryProfile {
             context: Context::Main,
             retired: 0,
             block_high: 0,
-            parents: vec![0],
-            depths: vec![0],
-            contexts: vec![Context::Main],
+            tree: Tree {
+                parents: vec![0],
+                depths: vec![0],
+                contexts: vec![Context::Main],
+            },
             pushes: 0,
             activations: Vec::new(),
         }
@@ -237,7 +378,7 @@ impl MemoryProfile {
     #[inline]
     pub fn follow(&mut self, stacks: &CallStacks) {
         let node = stacks.current_node();
-        if node as usize >= self.parents.len() {
+        if node as usize >= self.tree.parents.len() {
             self.learn_nodes(stacks);
         }
         if node != self.node || stacks.pushes() != self.pushes {
@@ -246,34 +387,28 @@ impl MemoryProfile {
             self.activations.extend(stacks.activations());
         }
         self.node = node;
-        self.context = self.contexts[node as usize];
+        self.context = self.tree.contexts[node as usize];
     }
 
     /// Forgets every byte's last writer (bursty recording resumes: writes
     /// made while paused were not seen).
     pub fn forget_writers(&mut self) {
         self.writer.fill(NO_WRITER);
-        self.last_pair.fill(NO_PAIR);
-    }
-
-    /// The reader's own frame's activation serial (0 in the root).
-    #[inline(always)]
-    fn reader_frame(&self) -> u64 {
-        self.activations.last().copied().unwrap_or(0)
     }
 
     #[cold]
     fn learn_nodes(&mut self, stacks: &CallStacks) {
-        for node in self.parents.len() as u32..stacks.node_count() as u32 {
+        let tree = &mut self.tree;
+        for node in tree.parents.len() as u32..stacks.node_count() as u32 {
             let parent = stacks.parent(node);
             let context = match stacks.frame(node).kind {
                 FrameKind::Nmi => Context::Nmi,
                 FrameKind::Irq | FrameKind::Interrupt => Context::Irq,
-                FrameKind::Call | FrameKind::Brk => self.contexts[parent as usize],
+                FrameKind::Call | FrameKind::Brk => tree.contexts[parent as usize],
             };
-            self.parents.push(parent);
-            self.depths.push(self.depths[parent as usize] + 1);
-            self.contexts.push(context);
+            tree.parents.push(parent);
+            tree.depths.push(tree.depths[parent as usize] + 1);
+            tree.contexts.push(context);
         }
     }
 
@@ -294,120 +429,73 @@ impl MemoryProfile {
         }
     }
 
-    #[inline]
-    fn count_access(&mut self, slot: usize, write: bool) {
-        let (pc, index) = self.last_access[slot];
-        let index = if pc == self.pc {
-            index
-        } else {
-            let key = (slot as u64) << 32 | self.pc as u64;
-            let next = self.access_counts.len() as u32;
-            let index = *self.access_index.entry(key).or_insert(next);
-            if index == next {
-                self.access_counts.push(Access {
-                    addr: Self::slot_addr(slot),
-                    pc: self.pc,
-                    reads: 0,
-                    writes: 0,
-                });
-            }
-            self.last_access[slot] = (self.pc, index);
-            index
-        };
-        let access = &mut self.access_counts[index as usize];
-        if write {
-            access.writes += 1;
-        } else {
-            access.reads += 1;
-        }
-    }
-
     /// The running instruction read the byte at `addr`.
     #[inline]
     pub fn read(&mut self, addr: u16) {
         let Some(slot) = self.slot(addr) else {
             return;
         };
-        self.reads[slot] += 1;
-        self.count_access(slot, false);
         let w = self.writer[slot];
-        if w.pc == NONE || self.lifetime.is_some_and(|l| self.retired - w.at > l) {
-            return;
-        }
-        let p = self.last_pair[slot];
-        let index = if p.writer == w.pc
-            && p.writer_node == w.node
-            && p.reader == self.pc
-            && p.reader_node == self.node
-            && p.writer_serial == w.serial
-            && p.reader_frame == self.reader_frame()
-        {
-            p.index
-        } else {
-            self.new_pair(slot, w)
-        };
-        self.dep_counts[index as usize].1 += 1;
+        let dependent = w.pc != NONE && self.lifetime.is_none_or(|l| self.retired - w.at <= l);
+        self.read_times(slot, 1, dependent as u64);
     }
 
-    fn new_pair(&mut self, slot: usize, w: Writer) -> u32 {
-        let nca = self.dynamic_nca(w);
+    /// Counts `times` reads of `slot` by the running instruction, `dependent`
+    /// of them as dependences on the byte's last writer.
+    #[inline(always)]
+    fn read_times(&mut self, slot: usize, times: u64, dependent: u64) {
+        let w = self.writer[slot];
+        let cell = self.instructions.cell(self.pc, slot);
+        cell.reads += times;
+        if dependent == 0 {
+            return;
+        }
+        let p = &mut cell.pair;
+        // Same writer and nodes: the same key unless the dynamic ancestor
+        // moved.
+        if p.writer == w.pc
+            && p.writer_node == w.node
+            && p.reader_node == self.node
+            && self.tree.raise(&self.activations, p.static_nca, w.serial) == p.nca
+        {
+            p.pending += dependent;
+        } else {
+            self.new_pair(slot, w, dependent);
+        }
+    }
+
+    /// Counts `dependent` reads of `slot` under a pair not in its cell.
+    #[cold]
+    fn new_pair(&mut self, slot: usize, w: Writer, dependent: u64) {
+        let static_nca = self.tree.nca(w.node, self.node);
+        let nca = self.tree.raise(&self.activations, static_nca, w.serial);
         let key = (
             w.pc,
             self.pc,
             Self::slot_addr(slot),
             nca,
-            w.context != self.context,
+            self.tree.contexts[w.node as usize] != self.context,
         );
         let next = self.dep_counts.len() as u32;
         let index = *self.dep_index.entry(packed(&key)).or_insert(next);
         if index == next {
             self.dep_counts.push((key, 0));
         }
-        self.last_pair[slot] = PairCache {
+        let node = self.node;
+        let cell = self.instructions.cell(self.pc, slot);
+        let old = cell.pair;
+        cell.pair = PairCache {
             writer: w.pc,
             writer_node: w.node,
-            writer_serial: w.serial,
-            reader_frame: self.reader_frame(),
-            reader: self.pc,
-            reader_node: self.node,
+            reader_node: node,
+            static_nca,
+            nca,
             index,
+            pending: dependent,
         };
-        index
-    }
-
-    /// The nearest common ancestor of the write's frame and the reader's in
-    /// the dynamic call tree (Embla's attribution): the contexts' common
-    /// ancestor in the trie, or above it while the reader's activation of
-    /// it began after the write — two NMIs, or two calls of one routine,
-    /// are two frames whose common ancestor is their caller's.
-    fn dynamic_nca(&self, w: Writer) -> u32 {
-        let mut n = self.nca(w.node, self.node);
-        loop {
-            let depth = self.depths[n as usize] as usize;
-            if depth == 0 {
-                return n;
-            }
-            match self.activations.get(depth - 1) {
-                Some(&start) if start > w.serial => n = self.parents[n as usize],
-                _ => return n,
-            }
+        if old.pending > 0 {
+            self.dep_counts[old.index as usize].1 += old.pending;
         }
-    }
-
-    /// The nearest common ancestor of two call-stack nodes.
-    fn nca(&self, mut a: u32, mut b: u32) -> u32 {
-        let depth = |n: u32| self.depths[n as usize];
-        while depth(a) > depth(b) {
-            a = self.parents[a as usize];
-        }
-        while depth(b) > depth(a) {
-            b = self.parents[b as usize];
-        }
-        while a != b {
-            a = self.parents[a as usize];
-            b = self.parents[b as usize];
-        }
-        a
     }
 
     /// The running instruction wrote the byte at `addr`.
@@ -416,12 +504,10 @@ impl MemoryProfile {
         let Some(slot) = self.slot(addr) else {
             return;
         };
-        self.writes[slot] += 1;
-        self.count_access(slot, true);
+        self.instructions.cell(self.pc, slot).writes += 1;
         self.writer[slot] = Writer {
             pc: self.pc,
             node: self.node,
-            context: self.context,
             at: self.retired,
             serial: self.pushes,
         };
@@ -436,6 +522,42 @@ impl MemoryProfile {
         }
     }
 
+    /// An idle loop's `iterations` further runs, counted without running
+    /// them (`translate::idle`): `ops` are its instructions' code addresses
+    /// and the byte each reads (none writes), in order. The loop writes
+    /// nothing, so each read has the same last writer every time; with a
+    /// lifetime, only the iterations still within it of that write count
+    /// as dependences.
+    pub(crate) fn repeat_reads(&mut self, ops: &[(u32, Option<u16>)], iterations: u64) {
+        let len = ops.len() as u64;
+        let base = self.retired;
+        for (offset, &(pc, addr)) in (1..).zip(ops) {
+            let Some(slot) = addr.and_then(|a| self.slot(a)) else {
+                continue;
+            };
+            self.pc = pc;
+            let w = self.writer[slot];
+            let dependent = if w.pc == NONE {
+                0
+            } else {
+                match self.lifetime {
+                    None => iterations,
+                    // Iteration i (from 0) reads at base + i·len + offset.
+                    Some(l) => {
+                        let first = base + offset - w.at;
+                        if first > l {
+                            0
+                        } else {
+                            ((l - first) / len + 1).min(iterations)
+                        }
+                    }
+                }
+            };
+            self.read_times(slot, iterations, dependent);
+        }
+        self.retired = base + iterations * len;
+    }
+
     /// Instructions (and interrupt entries) begun while recording.
     pub fn instructions(&self) -> u64 {
         self.retired
@@ -444,24 +566,53 @@ impl MemoryProfile {
     /// Every byte read or written: (CPU address, reads, writes), in address
     /// order.
     pub fn byte_counts(&self) -> impl Iterator<Item = (u16, u64, u64)> + '_ {
-        (0..SLOTS)
-            .filter(|&s| self.reads[s] + self.writes[s] > 0)
-            .map(|s| (Self::slot_addr(s), self.reads[s], self.writes[s]))
+        let mut totals = vec![(0u64, 0u64); SLOTS];
+        for i in &self.instructions.list {
+            for (slot, c) in (i.first as usize..).zip(&i.cells) {
+                totals[slot].0 += c.reads;
+                totals[slot].1 += c.writes;
+            }
+        }
+        totals
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (r, w))| r + w > 0)
+            .map(|(s, (r, w))| (Self::slot_addr(s), r, w))
     }
 
-    /// Reads and writes per (byte, instruction), in the order first seen.
+    /// Reads and writes per (byte, instruction): by instruction in the
+    /// order first seen, each by address.
     pub fn accesses(&self) -> impl Iterator<Item = Access> + '_ {
-        self.access_counts.iter().copied()
+        self.instructions.list.iter().flat_map(|i| {
+            (i.first as usize..)
+                .zip(&i.cells)
+                .filter(|(_, c)| c.reads + c.writes > 0)
+                .map(|(slot, c)| Access {
+                    addr: Self::slot_addr(slot),
+                    pc: i.pc,
+                    reads: c.reads,
+                    writes: c.writes,
+                })
+        })
     }
 
     /// Every read-after-write dependence, sorted by address, writer, reader.
     pub fn dependences(&self) -> Vec<Dependence> {
+        let mut counts: Vec<u64> = self.dep_counts.iter().map(|&(_, n)| n).collect();
+        for i in &self.instructions.list {
+            for c in &i.cells {
+                if c.pair.pending > 0 {
+                    counts[c.pair.index as usize] += c.pair.pending;
+                }
+            }
+        }
         let mut out: Vec<Dependence> = self
             .dep_counts
             .iter()
-            .filter(|(_, n)| *n > 0)
+            .zip(counts)
+            .filter(|&(_, n)| n > 0)
             .map(
-                |&((writer, reader, addr, nca, crosses), count)| Dependence {
+                |(&((writer, reader, addr, nca, crosses), _), count)| Dependence {
                     writer,
                     reader,
                     addr,
@@ -477,7 +628,7 @@ impl MemoryProfile {
 
     /// The interrupt context of a call-stack node seen while recording.
     pub fn context_of(&self, node: u32) -> Option<Context> {
-        self.contexts.get(node as usize).copied()
+        self.tree.contexts.get(node as usize).copied()
     }
 }
 

@@ -48,13 +48,7 @@ impl Translator {
             // row: every further iteration is identical, so count as many as
             // fit before anything can happen.
             let block = &self.blocks[id as usize];
-            // Skipped iterations would not report their reads to the
-            // memory recorder: it runs them.
-            if previous == id
-                && block.idle_loop
-                && cpu.pc == block.ops[0].pc
-                && !self.no_idle_skip
-                && bus.memory.is_none()
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
             {
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
@@ -102,7 +96,7 @@ impl Translator {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
                 let run = if block.live {
-                    Self::run_ops_repeating::<true>(
+                    Self::run_ops_repeating::<true, false>(
                         &block.ops,
                         repeat,
                         cpu,
@@ -111,7 +105,7 @@ impl Translator {
                         owed,
                     )
                 } else {
-                    Self::run_ops_repeating::<false>(
+                    Self::run_ops_repeating::<false, false>(
                         &block.ops,
                         repeat,
                         cpu,

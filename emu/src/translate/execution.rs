@@ -113,18 +113,21 @@ impl Translator {
         bus: &mut Bus,
         stop_at_cycle: u64,
     ) -> usize {
-        if bus.memory.is_some() {
-            // The memory recorder needs every op to say when it begins.
-            return if live {
-                Self::run_ops_one_by_one::<true, true>(ops, cpu, bus, stop_at_cycle)
-            } else {
-                Self::run_ops_one_by_one::<false, true>(ops, cpu, bus, stop_at_cycle)
-            };
-        }
-        let run = if live {
-            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, 0)
-        } else {
-            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle, 0)
+        let run = match (live, bus.memory.is_some()) {
+            (true, false) => {
+                Self::run_ops_repeating::<true, false>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
+            (false, false) => {
+                Self::run_ops_repeating::<false, false>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
+            // The memory recorder's handlers (each op tells it when it
+            // begins) in the same window.
+            (true, true) => {
+                Self::run_ops_repeating::<true, true>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
+            (false, true) => {
+                Self::run_ops_repeating::<false, true>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
         };
         settle(cpu, bus, run.owed);
         run.retired as usize
@@ -147,7 +150,7 @@ impl Translator {
     /// of a wait loop then costs its ops' handlers and little else (every
     /// instruction still runs; this is not the idle-loop skipping).
     #[inline(always)]
-    pub(super) fn run_ops_repeating<const LIVE: bool>(
+    pub(super) fn run_ops_repeating<const LIVE: bool, const MEM: bool>(
         ops: &[Op],
         repeat: Option<u16>,
         cpu: &mut Cpu,
@@ -162,8 +165,7 @@ impl Translator {
             settle(cpu, bus, owed);
             owed = 0;
             if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
-                let executed =
-                    Self::run_ops_one_by_one::<LIVE, false>(ops, cpu, bus, stop_at_cycle);
+                let executed = Self::run_ops_one_by_one::<LIVE, MEM>(ops, cpu, bus, stop_at_cycle);
                 return OpsRun {
                     retired: executed as u64,
                     completed: executed == n,
@@ -174,13 +176,13 @@ impl Translator {
         let mut retired = 0;
         loop {
             for (i, op) in ops.iter().enumerate() {
-                owed = run::<LIVE, false>(op, cpu, bus, owed);
+                owed = run::<LIVE, MEM>(op, cpu, bus, owed);
                 // In the window only the op itself can make the block stop,
                 // and it then closes the window (see `op::Translated`).
                 if owed == CLOSED {
                     let mut executed = i + 1;
                     if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
-                        executed += Self::run_ops_one_by_one::<LIVE, false>(
+                        executed += Self::run_ops_one_by_one::<LIVE, MEM>(
                             &ops[executed..],
                             cpu,
                             bus,

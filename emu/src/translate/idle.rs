@@ -1,9 +1,12 @@
 //! Idle-loop skipping: a "wait for NMI" loop is counted in whole iterations
 //! up to the next cycle at which anything can happen, instead of being run.
 
+use super::block::Block;
 use super::Translator;
 use crate::bus::Bus;
+use crate::cpu::opcodes::{Mode, OPCODES};
 use crate::cpu::Cpu;
+use crate::memory_profile::MemoryProfile;
 use crate::probes::Probes;
 
 impl Translator {
@@ -80,7 +83,33 @@ impl Translator {
             }
             block.pending_body_runs += iterations;
         }
+        if let Some(m) = bus.memory.as_deref_mut() {
+            Self::record_idle_reads(block, m, iterations);
+        }
         self.stats.skipped_iterations += iterations;
         iterations * len as u64
+    }
+
+    /// Tells the memory recorder what the skipped iterations of idle loop
+    /// `block` read: the operand byte of each zero-page or absolute op
+    /// (the only data accesses an idle loop makes, see
+    /// `Block::is_idle_loop`).
+    #[cold]
+    fn record_idle_reads(block: &Block, m: &mut MemoryProfile, iterations: u64) {
+        let ops: Vec<(u32, Option<u16>)> = block
+            .ops
+            .iter()
+            .map(|op| {
+                let addr = match OPCODES[op.opcode() as usize].mode {
+                    Mode::ZeroPage => Some(op.bytes[1] as u16),
+                    Mode::Absolute if !matches!(op.opcode(), 0x4C | 0x20) => {
+                        Some(u16::from_le_bytes([op.bytes[1], op.bytes[2]]))
+                    }
+                    _ => None,
+                };
+                (op.code(block.code_high), addr)
+            })
+            .collect();
+        m.repeat_reads(&ops, iterations);
     }
 }
