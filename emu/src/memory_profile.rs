@@ -300,6 +300,9 @@ pub struct MemoryProfile {
     lifetime: Option<u64>,
     /// Whether the cartridge has PRG RAM at all.
     wram: bool,
+    /// Counting accesses (in a burst, or always); else only following
+    /// each byte's last writer (see [`MemoryProfile::set_recording`]).
+    recording: bool,
     // The instruction running now (set by the engines).
     pc: u32,
     node: u32,
@@ -326,6 +329,7 @@ impl MemoryProfile {
             dep_counts: Vec::new(),
             lifetime: None,
             wram,
+            recording: true,
             pc: 0,
             node: 0,
             context: Context::Main,
@@ -357,6 +361,7 @@ impl MemoryProfile {
     #[inline]
     pub fn begin(&mut self, code: u32) {
         self.pc = code;
+        self.block_high = code & !0xFFFF;
         self.retired += 1;
     }
 
@@ -365,6 +370,13 @@ impl MemoryProfile {
     #[inline]
     pub(crate) fn enter_block(&mut self, code_high: u32) {
         self.block_high = code_high;
+    }
+
+    /// `n` ops of the block entered last retired between bursts (then the
+    /// ops do not report their beginnings, [`MemoryProfile::begin_op`]).
+    #[inline]
+    pub(crate) fn retire(&mut self, n: u64) {
+        self.retired += n;
     }
 
     /// An op of the block entered last, at CPU address `pc`, begins.
@@ -390,10 +402,19 @@ impl MemoryProfile {
         self.context = self.tree.contexts[node as usize];
     }
 
-    /// Forgets every byte's last writer (bursty recording resumes: writes
-    /// made while paused were not seen).
-    pub fn forget_writers(&mut self) {
-        self.writer.fill(NO_WRITER);
+    /// Whether accesses are counted now (else only the last writers are
+    /// followed).
+    #[inline(always)]
+    pub fn recording(&self) -> bool {
+        self.recording
+    }
+
+    /// Bursts: between them (`false`) the engines report only writes, and
+    /// the recorder keeps only each byte's last writer, so that a read in
+    /// the next burst is paired with the write it really took its value
+    /// from, however long before. Nothing is counted between bursts.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
     }
 
     #[cold]
@@ -513,6 +534,26 @@ impl MemoryProfile {
         };
     }
 
+    /// The instruction at CPU address `op_pc` (in the block or bank
+    /// entered last, see [`MemoryProfile::enter_block`]) wrote the byte at
+    /// `addr` between bursts: it becomes the byte's last writer, nothing is
+    /// counted. Its instruction count is the one the engine reported last
+    /// (the translator reports whole blocks between bursts, see
+    /// [`MemoryProfile::retire`]), so a lifetime measured from it may be
+    /// short by up to a block's length.
+    #[inline]
+    pub(crate) fn track_write(&mut self, addr: u16, op_pc: u16) {
+        let Some(slot) = self.slot(addr) else {
+            return;
+        };
+        self.writer[slot] = Writer {
+            pc: self.block_high | op_pc as u32,
+            node: self.node,
+            at: self.retired,
+            serial: self.pushes,
+        };
+    }
+
     /// A push wrote the stack byte at `addr`: not an access (see the module
     /// doc), but the value there is no longer the last store's.
     #[inline]
@@ -531,6 +572,10 @@ impl MemoryProfile {
     pub(crate) fn repeat_reads(&mut self, ops: &[(u32, Option<u16>)], iterations: u64) {
         let len = ops.len() as u64;
         let base = self.retired;
+        if !self.recording {
+            self.retired = base + iterations * len;
+            return;
+        }
         for (offset, &(pc, addr)) in (1..).zip(ops) {
             let Some(slot) = addr.and_then(|a| self.slot(a)) else {
                 continue;

@@ -71,8 +71,6 @@ pub struct Nes {
     /// Idle-loop skipping off (see [`Nes::set_idle_skip`]).
     no_idle_skip: bool,
     audio_rate: Option<u32>,
-    /// The memory recorder between bursts ([`Nes::set_memory_recording`]).
-    parked_memory: Option<Box<MemoryProfile>>,
 }
 
 impl Nes {
@@ -92,7 +90,6 @@ impl Nes {
             single_step_blocks: false,
             no_idle_skip: false,
             audio_rate: None,
-            parked_memory: None,
         };
         nes.cpu.power_on(&mut nes.bus);
         nes
@@ -181,10 +178,15 @@ impl Nes {
     /// `code`) begins.
     #[inline(never)]
     fn step_recorded(&mut self, code: u32) -> StepKind {
-        if let Some(m) = self.bus.memory.as_deref_mut() {
-            m.begin(code);
+        let Some(m) = self.bus.memory.as_deref_mut() else {
+            return self.cpu.step(&mut self.bus);
+        };
+        m.begin(code);
+        if m.recording() {
+            self.cpu.step_recorded(&mut self.bus)
+        } else {
+            self.cpu.step_tracked(&mut self.bus)
         }
-        self.cpu.step_recorded(&mut self.bus)
     }
 
     /// Asks the sampler whether the step just taken, which started at
@@ -310,9 +312,7 @@ impl Nes {
     pub fn record_flow(&mut self) {
         self.flush_flow();
         self.probes.flow = Some(Box::new(FlowCounts::new()));
-        let memory = self.bus.memory.as_ref().or(self.parked_memory.as_ref());
-        if let Some(lifetime) = memory.map(|m| m.lifetime()) {
-            self.parked_memory = None;
+        if let Some(lifetime) = self.bus.memory.as_ref().map(|m| m.lifetime()) {
             self.record_memory(lifetime);
         }
     }
@@ -339,38 +339,29 @@ impl Nes {
         if let Some(flow) = self.probes.flow.as_deref() {
             m.follow(flow.call_stacks());
         }
-        self.parked_memory = None;
         self.bus.memory = Some(Box::new(m));
     }
 
     /// The memory profile recorded so far (`None` unless
     /// [`Nes::record_memory`] was called).
     pub fn memory_profile(&self) -> Option<&MemoryProfile> {
-        self.bus.memory.as_deref().or(self.parked_memory.as_deref())
+        self.bus.memory.as_deref()
     }
 
     /// Stops recording memory accesses and hands the profile over.
     pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
-        self.bus.memory.take().or(self.parked_memory.take())
+        self.bus.memory.take()
     }
 
-    /// Bursty memory recording: off, the recorder is set aside and both
-    /// engines run their plain paths (the translator's blocks keep both
-    /// handler tables, so switching costs no translation); on again, it
-    /// resumes with no last writers, so that a read is never paired with a
-    /// write from before a pause it did not see. No effect without
-    /// [`Nes::record_memory`].
+    /// Bursty memory recording: off, the recorder only follows each byte's
+    /// last writer (the engines report writes alone; the translator's
+    /// blocks run through a third handler table, so switching costs no
+    /// translation); on, it counts every access again, and a read is paired
+    /// with the write it took its value from even when that came while
+    /// recording was off. No effect without [`Nes::record_memory`].
     pub fn set_memory_recording(&mut self, on: bool) {
-        if on {
-            if let Some(mut m) = self.parked_memory.take() {
-                m.forget_writers();
-                if let Some(flow) = self.probes.flow.as_deref() {
-                    m.follow(flow.call_stacks());
-                }
-                self.bus.memory = Some(m);
-            }
-        } else if let Some(m) = self.bus.memory.take() {
-            self.parked_memory = Some(m);
+        if let Some(m) = self.bus.memory.as_deref_mut() {
+            m.set_recording(on);
         }
     }
 
@@ -379,7 +370,6 @@ impl Nes {
     /// is dropped: take it first).
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
         self.bus.memory = None;
-        self.parked_memory = None;
         self.flush_flow();
         self.probes.flow.take()
     }

@@ -92,8 +92,9 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", requires = "memory", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     pub memory_lifetime: Option<u64>,
     /// With --memory: record in bursts, the first ON frames of every PERIOD
-    /// (e.g. 1/10); between bursts both engines run their plain code, and a
-    /// burst pairs reads only with writes it saw (default: every frame).
+    /// (e.g. 1/30); between bursts the engines only note each byte's last
+    /// writer, so a burst's reads are paired with their true writes
+    /// (default: every frame).
     #[arg(long, value_name = "ON/PERIOD", requires = "memory", value_parser = options::bursts())]
     pub memory_bursts: Option<(u32, u32)>,
     #[command(flatten)]

@@ -69,43 +69,58 @@ pub(crate) trait Cycles {
 }
 
 /// `S`'s cycles with the data accesses reported to the memory recorder
-/// (`crate::memory_profile`): a second monomorphisation of the instruction
+/// (`crate::memory_profile`): every read and write if `FULL`, else only the
+/// writes' new last writers (between bursts, so that a burst's reads find
+/// who wrote what they read). Further monomorphisations of the instruction
 /// code, which the engines run only while the recorder is attached, so
 /// that without it the accesses cost nothing extra.
-pub(crate) struct Recorded<S>(pub S);
+///
+/// Writes between bursts are reported with the CPU address `op_pc` of the
+/// instruction making them, so that the engines need not tell the recorder
+/// when each instruction begins (`MemoryProfile::track_write`).
+pub(crate) struct Recorded<S, const FULL: bool> {
+    pub cycles: S,
+    pub op_pc: u16,
+}
 
-impl<S: Cycles> Cycles for Recorded<S> {
+impl<S: Cycles, const FULL: bool> Cycles for Recorded<S, FULL> {
     #[inline(always)]
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        self.0.fetch(cpu, bus)
+        self.cycles.fetch(cpu, bus)
     }
 
     #[inline(always)]
     fn read_pc(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
-        self.0.read_pc(cpu, bus)
+        self.cycles.read_pc(cpu, bus)
     }
 
     #[inline(always)]
     fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8 {
-        self.0.read(cpu, bus, addr)
+        self.cycles.read(cpu, bus, addr)
     }
 
     #[inline(always)]
     fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8) {
-        self.0.write(cpu, bus, addr, value)
+        self.cycles.write(cpu, bus, addr, value)
     }
 
     #[inline(always)]
     fn note_read(&mut self, bus: &mut Bus, addr: u16) {
-        if let Some(m) = bus.memory.as_deref_mut() {
-            m.read(addr);
+        if FULL {
+            if let Some(m) = bus.memory.as_deref_mut() {
+                m.read(addr);
+            }
         }
     }
 
     #[inline(always)]
     fn note_write(&mut self, bus: &mut Bus, addr: u16) {
         if let Some(m) = bus.memory.as_deref_mut() {
-            m.write(addr);
+            if FULL {
+                m.write(addr);
+            } else {
+                m.track_write(addr, self.op_pc);
+            }
         }
     }
 
@@ -275,7 +290,28 @@ impl Cpu {
     /// attached to `bus` (`crate::memory_profile`).
     #[inline(never)]
     pub fn step_recorded(&mut self, bus: &mut Bus) -> StepKind {
-        self.step_with(bus, &mut Recorded(Interpreted))
+        let op_pc = self.pc;
+        self.step_with(
+            bus,
+            &mut Recorded::<_, true> {
+                cycles: Interpreted,
+                op_pc,
+            },
+        )
+    }
+
+    /// [`Cpu::step`] with only the writes reported to the memory recorder
+    /// (between its bursts).
+    #[inline(never)]
+    pub fn step_tracked(&mut self, bus: &mut Bus) -> StepKind {
+        let op_pc = self.pc;
+        self.step_with(
+            bus,
+            &mut Recorded::<_, false> {
+                cycles: Interpreted,
+                op_pc,
+            },
+        )
     }
 
     #[inline(always)]

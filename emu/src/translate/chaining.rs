@@ -2,6 +2,7 @@
 //! translator, each block linking to its recent successors.
 
 use super::block::Link;
+use super::execution::PLAIN;
 use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
@@ -96,7 +97,7 @@ impl Translator {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
                 let run = if block.live {
-                    Self::run_ops_repeating::<true, false>(
+                    Self::run_ops_repeating::<true, PLAIN>(
                         &block.ops,
                         repeat,
                         cpu,
@@ -105,7 +106,7 @@ impl Translator {
                         owed,
                     )
                 } else {
-                    Self::run_ops_repeating::<false, false>(
+                    Self::run_ops_repeating::<false, PLAIN>(
                         &block.ops,
                         repeat,
                         cpu,

@@ -2,7 +2,9 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
-use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, RECORDED_HANDLERS};
+use super::op::{
+    open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, RECORDED_HANDLERS, TRACKED_HANDLERS,
+};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -91,6 +93,9 @@ impl Translator {
                 }
             }
             if let Some(m) = bus.memory.as_deref_mut() {
+                if !m.recording() {
+                    m.retire(executed as u64);
+                }
                 m.follow(c.call_stacks());
             }
         }
@@ -113,20 +118,26 @@ impl Translator {
         bus: &mut Bus,
         stop_at_cycle: u64,
     ) -> usize {
-        let run = match (live, bus.memory.is_some()) {
-            (true, false) => {
-                Self::run_ops_repeating::<true, false>(ops, None, cpu, bus, stop_at_cycle, 0)
+        let run = match (live, memory_level(bus)) {
+            (true, PLAIN) => {
+                Self::run_ops_repeating::<true, PLAIN>(ops, None, cpu, bus, stop_at_cycle, 0)
             }
-            (false, false) => {
-                Self::run_ops_repeating::<false, false>(ops, None, cpu, bus, stop_at_cycle, 0)
+            (false, PLAIN) => {
+                Self::run_ops_repeating::<false, PLAIN>(ops, None, cpu, bus, stop_at_cycle, 0)
             }
             // The memory recorder's handlers (each op tells it when it
             // begins) in the same window.
-            (true, true) => {
-                Self::run_ops_repeating::<true, true>(ops, None, cpu, bus, stop_at_cycle, 0)
+            (true, TRACKED) => {
+                Self::run_ops_repeating::<true, TRACKED>(ops, None, cpu, bus, stop_at_cycle, 0)
             }
-            (false, true) => {
-                Self::run_ops_repeating::<false, true>(ops, None, cpu, bus, stop_at_cycle, 0)
+            (false, TRACKED) => {
+                Self::run_ops_repeating::<false, TRACKED>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
+            (true, _) => {
+                Self::run_ops_repeating::<true, RECORDED>(ops, None, cpu, bus, stop_at_cycle, 0)
+            }
+            (false, _) => {
+                Self::run_ops_repeating::<false, RECORDED>(ops, None, cpu, bus, stop_at_cycle, 0)
             }
         };
         settle(cpu, bus, run.owed);
@@ -150,7 +161,7 @@ impl Translator {
     /// of a wait loop then costs its ops' handlers and little else (every
     /// instruction still runs; this is not the idle-loop skipping).
     #[inline(always)]
-    pub(super) fn run_ops_repeating<const LIVE: bool, const MEM: bool>(
+    pub(super) fn run_ops_repeating<const LIVE: bool, const MEM: u8>(
         ops: &[Op],
         repeat: Option<u16>,
         cpu: &mut Cpu,
@@ -213,7 +224,7 @@ impl Translator {
 
     /// [`Translator::run_ops`] checking for a stop after every op.
     #[inline(always)]
-    fn run_ops_one_by_one<const LIVE: bool, const MEM: bool>(
+    fn run_ops_one_by_one<const LIVE: bool, const MEM: u8>(
         ops: &[Op],
         cpu: &mut Cpu,
         bus: &mut Bus,
@@ -234,11 +245,7 @@ impl Translator {
     /// interpreter's: the handler chosen for its opcode at translation, in
     /// the idle window when it is open for the op.
     #[inline(always)]
-    pub(super) fn execute<const LIVE: bool, const MEM: bool>(
-        op: &Op,
-        cpu: &mut Cpu,
-        bus: &mut Bus,
-    ) {
+    pub(super) fn execute<const LIVE: bool, const MEM: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
         if open_for(LONGEST_INSTRUCTION, cpu, bus) {
             let owed = run::<LIVE, MEM>(op, cpu, bus, 0);
             if owed != CLOSED {
@@ -266,14 +273,41 @@ pub(super) struct OpsRun {
     pub owed: u32,
 }
 
+/// What the memory recorder asks of the instruction code (the `MEM`
+/// parameter of the functions that run ops): nothing (none attached),
+/// writes only (between bursts), or every access.
+pub(super) const PLAIN: u8 = 0;
+pub(super) const TRACKED: u8 = 1;
+pub(super) const RECORDED: u8 = 2;
+
+/// The memory level `bus`'s recorder asks for now.
+#[inline(always)]
+pub(super) fn memory_level(bus: &Bus) -> u8 {
+    match bus.memory.as_deref() {
+        None => PLAIN,
+        Some(m) if m.recording() => RECORDED,
+        Some(_) => TRACKED,
+    }
+}
+
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read
 /// again from RAM first if its block's operands are live (`LIVE`), through
-/// the handler that reports data accesses to the memory recorder if `MEM`.
+/// the handlers that report data accesses to the memory recorder as `MEM`
+/// says.
 #[inline(always)]
-fn run<const LIVE: bool, const MEM: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    if MEM {
-        let op = if LIVE { op.reread(&bus.ram) } else { *op };
-        RECORDED_HANDLERS[op.bytes[0] as usize](&op, cpu, bus, owed)
+fn run<const LIVE: bool, const MEM: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if MEM != PLAIN {
+        let table = if MEM == RECORDED {
+            &RECORDED_HANDLERS
+        } else {
+            &TRACKED_HANDLERS
+        };
+        if LIVE {
+            let fresh = op.reread(&bus.ram);
+            table[fresh.bytes[0] as usize](&fresh, cpu, bus, owed)
+        } else {
+            table[op.bytes[0] as usize](op, cpu, bus, owed)
+        }
     } else if LIVE {
         let fresh = op.reread(&bus.ram);
         (fresh.run)(&fresh, cpu, bus, owed)

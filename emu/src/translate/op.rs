@@ -293,6 +293,55 @@ pub(super) static RECORDED_HANDLERS: [OpHandler; 256] = [
     run_op_recorded::<0xFC>, run_op_recorded::<0xFD>, run_op_recorded::<0xFE>, run_op_recorded::<0xFF>,
 ];
 
+/// Every opcode's handler with its writes reported to the memory recorder
+/// ([`run_op_tracked`]), in opcode order.
+#[rustfmt::skip]
+pub(super) static TRACKED_HANDLERS: [OpHandler; 256] = [
+    run_op_tracked::<0x00>, run_op_tracked::<0x01>, run_op_tracked::<0x02>, run_op_tracked::<0x03>, run_op_tracked::<0x04>, run_op_tracked::<0x05>,
+    run_op_tracked::<0x06>, run_op_tracked::<0x07>, run_op_tracked::<0x08>, run_op_tracked::<0x09>, run_op_tracked::<0x0A>, run_op_tracked::<0x0B>,
+    run_op_tracked::<0x0C>, run_op_tracked::<0x0D>, run_op_tracked::<0x0E>, run_op_tracked::<0x0F>, run_op_tracked::<0x10>, run_op_tracked::<0x11>,
+    run_op_tracked::<0x12>, run_op_tracked::<0x13>, run_op_tracked::<0x14>, run_op_tracked::<0x15>, run_op_tracked::<0x16>, run_op_tracked::<0x17>,
+    run_op_tracked::<0x18>, run_op_tracked::<0x19>, run_op_tracked::<0x1A>, run_op_tracked::<0x1B>, run_op_tracked::<0x1C>, run_op_tracked::<0x1D>,
+    run_op_tracked::<0x1E>, run_op_tracked::<0x1F>, run_op_tracked::<0x20>, run_op_tracked::<0x21>, run_op_tracked::<0x22>, run_op_tracked::<0x23>,
+    run_op_tracked::<0x24>, run_op_tracked::<0x25>, run_op_tracked::<0x26>, run_op_tracked::<0x27>, run_op_tracked::<0x28>, run_op_tracked::<0x29>,
+    run_op_tracked::<0x2A>, run_op_tracked::<0x2B>, run_op_tracked::<0x2C>, run_op_tracked::<0x2D>, run_op_tracked::<0x2E>, run_op_tracked::<0x2F>,
+    run_op_tracked::<0x30>, run_op_tracked::<0x31>, run_op_tracked::<0x32>, run_op_tracked::<0x33>, run_op_tracked::<0x34>, run_op_tracked::<0x35>,
+    run_op_tracked::<0x36>, run_op_tracked::<0x37>, run_op_tracked::<0x38>, run_op_tracked::<0x39>, run_op_tracked::<0x3A>, run_op_tracked::<0x3B>,
+    run_op_tracked::<0x3C>, run_op_tracked::<0x3D>, run_op_tracked::<0x3E>, run_op_tracked::<0x3F>, run_op_tracked::<0x40>, run_op_tracked::<0x41>,
+    run_op_tracked::<0x42>, run_op_tracked::<0x43>, run_op_tracked::<0x44>, run_op_tracked::<0x45>, run_op_tracked::<0x46>, run_op_tracked::<0x47>,
+    run_op_tracked::<0x48>, run_op_tracked::<0x49>, run_op_tracked::<0x4A>, run_op_tracked::<0x4B>, run_op_tracked::<0x4C>, run_op_tracked::<0x4D>,
+    run_op_tracked::<0x4E>, run_op_tracked::<0x4F>, run_op_tracked::<0x50>, run_op_tracked::<0x51>, run_op_tracked::<0x52>, run_op_tracked::<0x53>,
+    run_op_tracked::<0x54>, run_op_tracked::<0x55>, run_op_tracked::<0x56>, run_op_tracked::<0x57>, run_op_tracked::<0x58>, run_op_tracked::<0x59>,
+    run_op_tracked::<0x5A>, run_op_tracked::<0x5B>, run_op_tracked::<0x5C>, run_op_tracked::<0x5D>, run_op_tracked::<0x5E>, run_op_tracked::<0x5F>,
+    run_op_tracked::<0x60>, run_op_tracked::<0x61>, run_op_tracked::<0x62>, run_op_tracked::<0x63>, run_op_tracked::<0x64>, run_op_tracked::<0x65>,
+    run_op_tracked::<0x66>, run_op_tracked::<0x67>, run_op_tracked::<0x68>, run_op_tracked::<0x69>, run_op_tracked::<0x6A>, run_op_tracked::<0x6B>,
+    run_op_tracked::<0x6C>, run_op_tracked::<0x6D>, run_op_tracked::<0x6E>, run_op_tracked::<0x6F>, run_op_tracked::<0x70>, run_op_tracked::<0x71>,
+    run_op_tracked::<0x72>, run_op_tracked::<0x73>, run_op_tracked::<0x74>, run_op_tracked::<0x75>, run_op_tracked::<0x76>, run_op_tracked::<0x77>,
+    run_op_tracked::<0x78>, run_op_tracked::<0x79>, run_op_tracked::<0x7A>, run_op_tracked::<0x7B>, run_op_tracked::<0x7C>, run_op_tracked::<0x7D>,
+    run_op_tracked::<0x7E>, run_op_tracked::<0x7F>, run_op_tracked::<0x80>, run_op_tracked::<0x81>, run_op_tracked::<0x82>, run_op_tracked::<0x83>,
+    run_op_tracked::<0x84>, run_op_tracked::<0x85>, run_op_tracked::<0x86>, run_op_tracked::<0x87>, run_op_tracked::<0x88>, run_op_tracked::<0x89>,
+    run_op_tracked::<0x8A>, run_op_tracked::<0x8B>, run_op_tracked::<0x8C>, run_op_tracked::<0x8D>, run_op_tracked::<0x8E>, run_op_tracked::<0x8F>,
+    run_op_tracked::<0x90>, run_op_tracked::<0x91>, run_op_tracked::<0x92>, run_op_tracked::<0x93>, run_op_tracked::<0x94>, run_op_tracked::<0x95>,
+    run_op_tracked::<0x96>, run_op_tracked::<0x97>, run_op_tracked::<0x98>, run_op_tracked::<0x99>, run_op_tracked::<0x9A>, run_op_tracked::<0x9B>,
+    run_op_tracked::<0x9C>, run_op_tracked::<0x9D>, run_op_tracked::<0x9E>, run_op_tracked::<0x9F>, run_op_tracked::<0xA0>, run_op_tracked::<0xA1>,
+    run_op_tracked::<0xA2>, run_op_tracked::<0xA3>, run_op_tracked::<0xA4>, run_op_tracked::<0xA5>, run_op_tracked::<0xA6>, run_op_tracked::<0xA7>,
+    run_op_tracked::<0xA8>, run_op_tracked::<0xA9>, run_op_tracked::<0xAA>, run_op_tracked::<0xAB>, run_op_tracked::<0xAC>, run_op_tracked::<0xAD>,
+    run_op_tracked::<0xAE>, run_op_tracked::<0xAF>, run_op_tracked::<0xB0>, run_op_tracked::<0xB1>, run_op_tracked::<0xB2>, run_op_tracked::<0xB3>,
+    run_op_tracked::<0xB4>, run_op_tracked::<0xB5>, run_op_tracked::<0xB6>, run_op_tracked::<0xB7>, run_op_tracked::<0xB8>, run_op_tracked::<0xB9>,
+    run_op_tracked::<0xBA>, run_op_tracked::<0xBB>, run_op_tracked::<0xBC>, run_op_tracked::<0xBD>, run_op_tracked::<0xBE>, run_op_tracked::<0xBF>,
+    run_op_tracked::<0xC0>, run_op_tracked::<0xC1>, run_op_tracked::<0xC2>, run_op_tracked::<0xC3>, run_op_tracked::<0xC4>, run_op_tracked::<0xC5>,
+    run_op_tracked::<0xC6>, run_op_tracked::<0xC7>, run_op_tracked::<0xC8>, run_op_tracked::<0xC9>, run_op_tracked::<0xCA>, run_op_tracked::<0xCB>,
+    run_op_tracked::<0xCC>, run_op_tracked::<0xCD>, run_op_tracked::<0xCE>, run_op_tracked::<0xCF>, run_op_tracked::<0xD0>, run_op_tracked::<0xD1>,
+    run_op_tracked::<0xD2>, run_op_tracked::<0xD3>, run_op_tracked::<0xD4>, run_op_tracked::<0xD5>, run_op_tracked::<0xD6>, run_op_tracked::<0xD7>,
+    run_op_tracked::<0xD8>, run_op_tracked::<0xD9>, run_op_tracked::<0xDA>, run_op_tracked::<0xDB>, run_op_tracked::<0xDC>, run_op_tracked::<0xDD>,
+    run_op_tracked::<0xDE>, run_op_tracked::<0xDF>, run_op_tracked::<0xE0>, run_op_tracked::<0xE1>, run_op_tracked::<0xE2>, run_op_tracked::<0xE3>,
+    run_op_tracked::<0xE4>, run_op_tracked::<0xE5>, run_op_tracked::<0xE6>, run_op_tracked::<0xE7>, run_op_tracked::<0xE8>, run_op_tracked::<0xE9>,
+    run_op_tracked::<0xEA>, run_op_tracked::<0xEB>, run_op_tracked::<0xEC>, run_op_tracked::<0xED>, run_op_tracked::<0xEE>, run_op_tracked::<0xEF>,
+    run_op_tracked::<0xF0>, run_op_tracked::<0xF1>, run_op_tracked::<0xF2>, run_op_tracked::<0xF3>, run_op_tracked::<0xF4>, run_op_tracked::<0xF5>,
+    run_op_tracked::<0xF6>, run_op_tracked::<0xF7>, run_op_tracked::<0xF8>, run_op_tracked::<0xF9>, run_op_tracked::<0xFA>, run_op_tracked::<0xFB>,
+    run_op_tracked::<0xFC>, run_op_tracked::<0xFD>, run_op_tracked::<0xFE>, run_op_tracked::<0xFF>,
+];
+
 /// The handler of opcode `OPCODE`: the interpreter's per-cycle sequence
 /// for it (the dispatch folds to one arm), with [`Translated`] cycles.
 /// Never inlined: the block loop and the sampler's recording loop share
@@ -316,15 +365,39 @@ fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) ->
 /// (a separate monomorphisation, so the plain handlers pay nothing).
 #[inline(never)]
 fn run_op_recorded<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    if let Some(m) = bus.memory.as_deref_mut() {
-        m.begin_op(op.pc);
+    run_op_reporting::<OPCODE, true>(op, cpu, bus, owed)
+}
+
+/// [`run_op`] between the memory recorder's bursts: only its writes are
+/// reported (see [`Recorded`]).
+#[inline(never)]
+fn run_op_tracked<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    run_op_reporting::<OPCODE, false>(op, cpu, bus, owed)
+}
+
+#[inline(always)]
+fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
+    op: &Op,
+    cpu: &mut Cpu,
+    bus: &mut Bus,
+    owed: u32,
+) -> u32 {
+    // Between bursts only writes are reported, each with its op's address:
+    // no call per op.
+    if FULL {
+        if let Some(m) = bus.memory.as_deref_mut() {
+            m.begin_op(op.pc);
+        }
     }
-    let mut cycles = Recorded(Translated { op, owed, next: 0 });
+    let mut cycles = Recorded::<_, FULL> {
+        cycles: Translated { op, owed, next: 0 },
+        op_pc: op.pc,
+    };
     if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
-        cycles.0.close(cpu, bus);
+        cycles.cycles.close(cpu, bus);
     }
     cpu.pc = op.pc;
     cycles.fetch(cpu, bus);
     cpu.execute(bus, &mut cycles, OPCODE);
-    cycles.0.owed
+    cycles.cycles.owed
 }

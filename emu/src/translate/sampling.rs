@@ -3,6 +3,7 @@
 //! skipped idle loop are written from the loop's known timing.
 
 use super::block::{Block, IdleTiming};
+use super::execution::{memory_level, PLAIN, RECORDED, TRACKED};
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -50,10 +51,10 @@ impl Translator {
                             op
                         };
                         let cycle = bus.cycles;
-                        if bus.memory.is_some() {
-                            Self::execute::<false, true>(op, cpu, bus);
-                        } else {
-                            Self::execute::<false, false>(op, cpu, bus);
+                        match memory_level(bus) {
+                            PLAIN => Self::execute::<false, PLAIN>(op, cpu, bus),
+                            TRACKED => Self::execute::<false, TRACKED>(op, cpu, bus),
+                            _ => Self::execute::<false, RECORDED>(op, cpu, bus),
                         }
                         executed += 1;
                         // Under the banks mapped now: the op may have
