@@ -105,19 +105,38 @@ pub fn jobs() -> impl TypedValueParser<Value = usize> {
     whole(1, 256).map(|v| v as usize)
 }
 
-/// `--memory-bursts ON/PERIOD`: record the first ON frames of every PERIOD
-/// (1 <= ON <= PERIOD <= 100000).
-pub fn bursts() -> impl TypedValueParser<Value = (u32, u32)> {
-    |text: &str| -> Result<(u32, u32), String> {
+/// `--memory-bursts ON/PERIOD[/WARMUP]`: record the first ON frames of
+/// every PERIOD (1 <= ON <= PERIOD <= 100000), following the last writers
+/// in the WARMUP frames before each burst (WARMUP <= PERIOD - ON; without
+/// it, in every frame between bursts).
+pub fn bursts() -> impl TypedValueParser<Value = (u32, u32, Option<u32>)> {
+    parse_bursts
+}
+
+/// The text of [`bursts`], parsed.
+pub fn parse_bursts(text: &str) -> Result<(u32, u32, Option<u32>), String> {
+    {
         const MAX: u32 = 100_000;
-        let bad = || format!("must be ON/PERIOD in frames, 1 <= ON <= PERIOD <= {MAX} (e.g. 1/10)");
-        let (on, period) = text.trim().split_once('/').ok_or_else(bad)?;
-        let on: u32 = on.trim().parse().map_err(|_| bad())?;
-        let period: u32 = period.trim().parse().map_err(|_| bad())?;
-        if on == 0 || on > period || period > MAX {
+        let bad = || {
+            format!(
+                "must be ON/PERIOD or ON/PERIOD/WARMUP in frames, 1 <= ON <= PERIOD <= {MAX}, \
+                 WARMUP <= PERIOD - ON (e.g. 1/30 or 3/90/10)"
+            )
+        };
+        let parts = text
+            .trim()
+            .split('/')
+            .map(|p| p.trim().parse::<u32>().map_err(|_| bad()))
+            .collect::<Result<Vec<u32>, String>>()?;
+        let (on, period, warmup) = match parts[..] {
+            [on, period] => (on, period, None),
+            [on, period, warmup] => (on, period, Some(warmup)),
+            _ => return Err(bad()),
+        };
+        if on == 0 || on > period || period > MAX || warmup.is_some_and(|w| w > period - on) {
             return Err(bad());
         }
-        Ok((on, period))
+        Ok((on, period, warmup))
     }
 }
 

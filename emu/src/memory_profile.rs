@@ -402,6 +402,12 @@ impl MemoryProfile {
         self.context = self.tree.contexts[node as usize];
     }
 
+    /// Forgets every byte's last writer (recording resumes after a pause:
+    /// writes made meanwhile were not seen).
+    pub fn forget_writers(&mut self) {
+        self.writer.fill(NO_WRITER);
+    }
+
     /// Whether accesses are counted now (else only the last writers are
     /// followed).
     #[inline(always)]

@@ -58,12 +58,31 @@ impl std::str::FromStr for Engine {
     }
 }
 
+/// What the memory recorder does now (bursty recording,
+/// [`Nes::set_memory_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryState {
+    /// Counting every access (a burst, or a full recording).
+    Recording,
+    /// Following only each byte's last writer (the engines report writes
+    /// alone), so that the next burst pairs its reads with the writes they
+    /// took their values from, however long before.
+    Tracking,
+    /// Set aside: the engines run their plain code. Resuming forgets the
+    /// last writers (writes made meanwhile were not seen), so reads early
+    /// in the next burst whose write came before the pause are not
+    /// dependences.
+    Paused,
+}
+
 pub struct Nes {
     pub(crate) cpu: Cpu,
     pub(crate) bus: Bus,
     pub(crate) probes: Probes,
     engine: Engine,
     translator: Option<Box<Translator>>,
+    /// The memory recorder while paused ([`Nes::set_memory_state`]).
+    parked_memory: Option<Box<MemoryProfile>>,
     /// Instructions and interrupt entries executed since power-on.
     retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
@@ -86,6 +105,7 @@ impl Nes {
             },
             engine: Engine::default(),
             translator: None,
+            parked_memory: None,
             retired: 0,
             single_step_blocks: false,
             no_idle_skip: false,
@@ -312,7 +332,8 @@ impl Nes {
     pub fn record_flow(&mut self) {
         self.flush_flow();
         self.probes.flow = Some(Box::new(FlowCounts::new()));
-        if let Some(lifetime) = self.bus.memory.as_ref().map(|m| m.lifetime()) {
+        let memory = self.bus.memory.as_ref().or(self.parked_memory.as_ref());
+        if let Some(lifetime) = memory.map(|m| m.lifetime()) {
             self.record_memory(lifetime);
         }
     }
@@ -339,29 +360,52 @@ impl Nes {
         if let Some(flow) = self.probes.flow.as_deref() {
             m.follow(flow.call_stacks());
         }
+        self.parked_memory = None;
         self.bus.memory = Some(Box::new(m));
     }
 
     /// The memory profile recorded so far (`None` unless
     /// [`Nes::record_memory`] was called).
     pub fn memory_profile(&self) -> Option<&MemoryProfile> {
-        self.bus.memory.as_deref()
+        self.bus.memory.as_deref().or(self.parked_memory.as_deref())
     }
 
     /// Stops recording memory accesses and hands the profile over.
     pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
-        self.bus.memory.take()
+        let m = self.bus.memory.take().or(self.parked_memory.take());
+        self.memory_detached();
+        m
     }
 
-    /// Bursty memory recording: off, the recorder only follows each byte's
-    /// last writer (the engines report writes alone; the translator's
-    /// blocks run through a third handler table, so switching costs no
-    /// translation); on, it counts every access again, and a read is paired
-    /// with the write it took its value from even when that came while
-    /// recording was off. No effect without [`Nes::record_memory`].
-    pub fn set_memory_recording(&mut self, on: bool) {
+    /// The translator's blocks go back to the plain handlers.
+    fn memory_detached(&mut self) {
+        if let Some(t) = self.translator.as_mut() {
+            t.plain_handlers();
+        }
+    }
+
+    /// Bursty memory recording (no effect without [`Nes::record_memory`]):
+    /// see [`MemoryState`]. Switching costs no translation: the
+    /// translator's blocks point their ops at another handler table as they
+    /// next run.
+    pub fn set_memory_state(&mut self, state: MemoryState) {
+        if state == MemoryState::Paused {
+            if let Some(m) = self.bus.memory.take() {
+                self.parked_memory = Some(m);
+            }
+            return;
+        }
+        if let Some(mut m) = self.parked_memory.take() {
+            // Writes made while paused were not seen: a read is never
+            // paired with a write from before the pause.
+            m.forget_writers();
+            if let Some(flow) = self.probes.flow.as_deref() {
+                m.follow(flow.call_stacks());
+            }
+            self.bus.memory = Some(m);
+        }
         if let Some(m) = self.bus.memory.as_deref_mut() {
-            m.set_recording(on);
+            m.set_recording(state == MemoryState::Recording);
         }
     }
 
@@ -369,7 +413,10 @@ impl Nes {
     /// which needs the flow recorder's call stacks, stops too (its profile
     /// is dropped: take it first).
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
-        self.bus.memory = None;
+        self.parked_memory = None;
+        if self.bus.memory.take().is_some() {
+            self.memory_detached();
+        }
         self.flush_flow();
         self.probes.flow.take()
     }

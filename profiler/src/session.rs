@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use emu::clock::CPU_HZ_NTSC;
 use emu::memory_profile::MemoryProfile;
 use emu::movie::Replay;
-use emu::nes::{Engine, Nes};
+use emu::nes::{Engine, MemoryState, Nes};
 use emu::sampling::{SampleCapture, Spacing, Trigger};
 use emu::FlowCounts;
 use gfc::{BuilderKind, Cfg, GfcGaussiano, GfcParams, HotCfgBuilder, Sample};
@@ -53,6 +53,11 @@ pub struct ProfileSettings {
     /// `period` (`None`: every frame). VMAD's idea: the instrumented code
     /// runs for sampled stretches, the plain code the rest of the time.
     pub memory_bursts: Option<(u32, u32)>,
+    /// With `memory_bursts`: follow the last writers only in the `w` frames
+    /// before each burst, and run the plain code before that (`None`: in
+    /// every frame between bursts). Cheaper, but a read in a burst whose
+    /// write came before the warm-up is not counted as a dependence.
+    pub memory_warmup: Option<u32>,
 }
 
 impl Default for ProfileSettings {
@@ -74,6 +79,7 @@ impl Default for ProfileSettings {
             queue: 4096,
             memory: None,
             memory_bursts: None,
+            memory_warmup: None,
         }
     }
 }
@@ -290,8 +296,12 @@ pub fn run(
             }
         }
         if let Some((on, period)) = settings.memory_bursts {
-            let period = period.max(1) as u64;
-            nes.set_memory_recording(nes.frame_count() % period < on as u64);
+            nes.set_memory_state(burst_state(
+                nes.frame_count(),
+                on,
+                period,
+                settings.memory_warmup,
+            ));
         }
         nes.run_frame();
         session.after_frame(nes);
@@ -341,4 +351,36 @@ pub fn replay_gfc(batches: &[Vec<Sample>], params: GfcParams) -> GfcGaussiano {
         gfc.process_batch(batch);
     }
     gfc
+}
+
+/// What the memory recorder does in frame `frame` with bursts of `on`
+/// frames every `period`, and `warmup` frames of write tracking before each
+/// (`None`: tracking in every frame between bursts).
+pub fn burst_state(frame: u64, on: u32, period: u32, warmup: Option<u32>) -> MemoryState {
+    let period = period.max(1) as u64;
+    let phase = frame % period;
+    if phase < on as u64 {
+        MemoryState::Recording
+    } else if warmup.is_none_or(|w| phase + w as u64 >= period) {
+        MemoryState::Tracking
+    } else {
+        MemoryState::Paused
+    }
+}
+
+#[cfg(test)]
+mod burst_tests {
+    use super::*;
+
+    #[test]
+    fn burst_states_by_frame() {
+        let states = |warmup| -> Vec<MemoryState> {
+            (0..10).map(|f| burst_state(f, 2, 5, warmup)).collect()
+        };
+        use MemoryState::{Paused as P, Recording as R, Tracking as T};
+        assert_eq!(states(None), [R, R, T, T, T, R, R, T, T, T]);
+        assert_eq!(states(Some(1)), [R, R, P, P, T, R, R, P, P, T]);
+        assert_eq!(states(Some(0)), [R, R, P, P, P, R, R, P, P, P]);
+        assert_eq!(states(Some(3)), [R, R, T, T, T, R, R, T, T, T]);
+    }
 }

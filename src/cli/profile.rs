@@ -93,10 +93,13 @@ pub struct ProfileArgs {
     pub memory_lifetime: Option<u64>,
     /// With --memory: record in bursts, the first ON frames of every PERIOD
     /// (e.g. 1/30); between bursts the engines only note each byte's last
-    /// writer, so a burst's reads are paired with their true writes
-    /// (default: every frame).
-    #[arg(long, value_name = "ON/PERIOD", requires = "memory", value_parser = options::bursts())]
-    pub memory_bursts: Option<(u32, u32)>,
+    /// writer, so a burst's reads are paired with their true writes. With
+    /// /WARMUP (e.g. 3/90/10) writers are noted only in the WARMUP frames
+    /// before each burst and the plain code runs before that: cheaper, but
+    /// a read whose write came earlier is not counted (default: every
+    /// frame).
+    #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]
+    pub memory_bursts: Option<(u32, u32, Option<u32>)>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -131,7 +134,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         params: args.config,
         engine: args.engine,
         memory: args.memory.then_some(args.memory_lifetime),
-        memory_bursts: args.memory_bursts,
+        memory_bursts: args.memory_bursts.map(|(on, period, _)| (on, period)),
+        memory_warmup: args.memory_bursts.and_then(|(_, _, warmup)| warmup),
         ..ProfileSettings::default()
     };
     let out_dir = args

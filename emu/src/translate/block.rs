@@ -2,7 +2,7 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
-use super::op::Op;
+use super::op::{Op, OpHandler};
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
@@ -42,6 +42,9 @@ pub struct Block {
     /// The blocks most recently run after this one (a branch has two
     /// successors), so a chain of blocks skips the lookup by PC.
     pub links: [Link; 2],
+    /// The memory level its ops' handlers are for (`execution::PLAIN` when
+    /// translated; see [`Block::set_handlers`]).
+    pub handlers: u8,
 }
 
 /// Iterations of an idle loop as a sampled batch saw one: the iterations
@@ -83,6 +86,16 @@ impl Block {
     /// costs the same cycles. The translator may then count whole iterations
     /// without running them (see `Translator::run_chain`). Games' "wait for
     /// NMI" loops are this shape and are most of their executed instructions.
+    /// Points every op at its opcode's handler in `table`, the one for
+    /// memory level `level` (VMAD's switch between instrumented and plain
+    /// code, per block and with no retranslation).
+    pub fn set_handlers(&mut self, level: u8, table: &[OpHandler; 256]) {
+        for op in &mut self.ops {
+            op.run = table[op.bytes[0] as usize];
+        }
+        self.handlers = level;
+    }
+
     pub fn is_idle_loop(ops: &[Op]) -> bool {
         let Some((last, body)) = ops.split_last() else {
             return false;

@@ -2,7 +2,6 @@
 //! translator, each block linking to its recent successors.
 
 use super::block::Link;
-use super::execution::PLAIN;
 use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
@@ -97,7 +96,7 @@ impl Translator {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
                 let run = if block.live {
-                    Self::run_ops_repeating::<true, PLAIN>(
+                    Self::run_ops_repeating::<true>(
                         &block.ops,
                         repeat,
                         cpu,
@@ -106,7 +105,7 @@ impl Translator {
                         owed,
                     )
                 } else {
-                    Self::run_ops_repeating::<false, PLAIN>(
+                    Self::run_ops_repeating::<false>(
                         &block.ops,
                         repeat,
                         cpu,

@@ -2,9 +2,7 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
-use super::op::{
-    open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, RECORDED_HANDLERS, TRACKED_HANDLERS,
-};
+use super::op::{handlers, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -47,6 +45,13 @@ impl Translator {
         let live = block.live;
         if let Some(m) = bus.memory.as_deref_mut() {
             m.enter_block(block.code_high);
+        }
+        // The block's ops point at the handlers the memory recorder asks
+        // for (plain, write-tracking or recording), switched here when it
+        // asks for others: a switch costs a store per op, no translation.
+        let level = memory_level(bus);
+        if block.handlers != level {
+            block.set_handlers(level, handlers(level));
         }
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
@@ -118,27 +123,10 @@ impl Translator {
         bus: &mut Bus,
         stop_at_cycle: u64,
     ) -> usize {
-        let run = match (live, memory_level(bus)) {
-            (true, PLAIN) => {
-                Self::run_ops_repeating::<true, PLAIN>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
-            (false, PLAIN) => {
-                Self::run_ops_repeating::<false, PLAIN>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
-            // The memory recorder's handlers (each op tells it when it
-            // begins) in the same window.
-            (true, TRACKED) => {
-                Self::run_ops_repeating::<true, TRACKED>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
-            (false, TRACKED) => {
-                Self::run_ops_repeating::<false, TRACKED>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
-            (true, _) => {
-                Self::run_ops_repeating::<true, RECORDED>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
-            (false, _) => {
-                Self::run_ops_repeating::<false, RECORDED>(ops, None, cpu, bus, stop_at_cycle, 0)
-            }
+        let run = if live {
+            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, 0)
+        } else {
+            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle, 0)
         };
         settle(cpu, bus, run.owed);
         run.retired as usize
@@ -161,7 +149,7 @@ impl Translator {
     /// of a wait loop then costs its ops' handlers and little else (every
     /// instruction still runs; this is not the idle-loop skipping).
     #[inline(always)]
-    pub(super) fn run_ops_repeating<const LIVE: bool, const MEM: u8>(
+    pub(super) fn run_ops_repeating<const LIVE: bool>(
         ops: &[Op],
         repeat: Option<u16>,
         cpu: &mut Cpu,
@@ -176,7 +164,7 @@ impl Translator {
             settle(cpu, bus, owed);
             owed = 0;
             if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
-                let executed = Self::run_ops_one_by_one::<LIVE, MEM>(ops, cpu, bus, stop_at_cycle);
+                let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
                 return OpsRun {
                     retired: executed as u64,
                     completed: executed == n,
@@ -187,13 +175,13 @@ impl Translator {
         let mut retired = 0;
         loop {
             for (i, op) in ops.iter().enumerate() {
-                owed = run::<LIVE, MEM>(op, cpu, bus, owed);
+                owed = run::<LIVE>(op, cpu, bus, owed);
                 // In the window only the op itself can make the block stop,
                 // and it then closes the window (see `op::Translated`).
                 if owed == CLOSED {
                     let mut executed = i + 1;
                     if executed < n && !Self::must_stop(cpu, bus, stop_at_cycle) {
-                        executed += Self::run_ops_one_by_one::<LIVE, MEM>(
+                        executed += Self::run_ops_one_by_one::<LIVE>(
                             &ops[executed..],
                             cpu,
                             bus,
@@ -224,7 +212,7 @@ impl Translator {
 
     /// [`Translator::run_ops`] checking for a stop after every op.
     #[inline(always)]
-    fn run_ops_one_by_one<const LIVE: bool, const MEM: u8>(
+    fn run_ops_one_by_one<const LIVE: bool>(
         ops: &[Op],
         cpu: &mut Cpu,
         bus: &mut Bus,
@@ -232,7 +220,7 @@ impl Translator {
     ) -> usize {
         let mut executed = 0;
         for op in ops {
-            Self::execute::<LIVE, MEM>(op, cpu, bus);
+            Self::execute::<LIVE>(op, cpu, bus);
             executed += 1;
             if Self::must_stop(cpu, bus, stop_at_cycle) {
                 break;
@@ -245,14 +233,14 @@ impl Translator {
     /// interpreter's: the handler chosen for its opcode at translation, in
     /// the idle window when it is open for the op.
     #[inline(always)]
-    pub(super) fn execute<const LIVE: bool, const MEM: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
+    pub(super) fn execute<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) {
         if open_for(LONGEST_INSTRUCTION, cpu, bus) {
-            let owed = run::<LIVE, MEM>(op, cpu, bus, 0);
+            let owed = run::<LIVE>(op, cpu, bus, 0);
             if owed != CLOSED {
                 settle(cpu, bus, owed);
             }
         } else {
-            run::<LIVE, MEM>(op, cpu, bus, CLOSED);
+            run::<LIVE>(op, cpu, bus, CLOSED);
         }
     }
 
@@ -273,14 +261,14 @@ pub(super) struct OpsRun {
     pub owed: u32,
 }
 
-/// What the memory recorder asks of the instruction code (the `MEM`
-/// parameter of the functions that run ops): nothing (none attached),
-/// writes only (between bursts), or every access.
+/// What the memory recorder asks of the instruction code, as a level of
+/// handlers (`op::handlers`): nothing (none attached), writes only (between
+/// bursts), or every access.
 pub(super) const PLAIN: u8 = 0;
 pub(super) const TRACKED: u8 = 1;
 pub(super) const RECORDED: u8 = 2;
 
-/// The memory level `bus`'s recorder asks for now.
+/// The level of handlers `bus`'s memory recorder asks for now.
 #[inline(always)]
 pub(super) fn memory_level(bus: &Bus) -> u8 {
     match bus.memory.as_deref() {
@@ -291,24 +279,10 @@ pub(super) fn memory_level(bus: &Bus) -> u8 {
 }
 
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read
-/// again from RAM first if its block's operands are live (`LIVE`), through
-/// the handlers that report data accesses to the memory recorder as `MEM`
-/// says.
+/// again from RAM first if its block's operands are live (`LIVE`).
 #[inline(always)]
-fn run<const LIVE: bool, const MEM: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    if MEM != PLAIN {
-        let table = if MEM == RECORDED {
-            &RECORDED_HANDLERS
-        } else {
-            &TRACKED_HANDLERS
-        };
-        if LIVE {
-            let fresh = op.reread(&bus.ram);
-            table[fresh.bytes[0] as usize](&fresh, cpu, bus, owed)
-        } else {
-            table[op.bytes[0] as usize](op, cpu, bus, owed)
-        }
-    } else if LIVE {
+fn run<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if LIVE {
         let fresh = op.reread(&bus.ram);
         (fresh.run)(&fresh, cpu, bus, owed)
     } else {

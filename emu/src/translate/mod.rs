@@ -150,6 +150,17 @@ impl Translator {
     pub fn block_len(&self, id: u32) -> usize {
         self.blocks[id as usize].ops.len()
     }
+
+    /// Points every block back at the plain handlers (the memory recorder
+    /// was detached: blocks switch to another level only when they run
+    /// with one attached, and the chain without probes does not look).
+    pub fn plain_handlers(&mut self) {
+        for block in &mut self.blocks {
+            if block.handlers != execution::PLAIN {
+                block.set_handlers(execution::PLAIN, op::handlers(execution::PLAIN));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

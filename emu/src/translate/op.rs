@@ -3,6 +3,7 @@
 //! bytes supplied from the op, and the idle window in which cycles that
 //! need no bus work are counted in bulk.
 
+use super::execution::{PLAIN, TRACKED};
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{Cpu, Cycles, Recorded};
@@ -247,7 +248,7 @@ pub(super) static OP_HANDLERS: [OpHandler; 256] = [
 /// Every opcode's handler with its data accesses reported to the memory
 /// recorder ([`run_op_recorded`]), in opcode order.
 #[rustfmt::skip]
-pub(super) static RECORDED_HANDLERS: [OpHandler; 256] = [
+static RECORDED_HANDLERS: [OpHandler; 256] = [
     run_op_recorded::<0x00>, run_op_recorded::<0x01>, run_op_recorded::<0x02>, run_op_recorded::<0x03>, run_op_recorded::<0x04>, run_op_recorded::<0x05>,
     run_op_recorded::<0x06>, run_op_recorded::<0x07>, run_op_recorded::<0x08>, run_op_recorded::<0x09>, run_op_recorded::<0x0A>, run_op_recorded::<0x0B>,
     run_op_recorded::<0x0C>, run_op_recorded::<0x0D>, run_op_recorded::<0x0E>, run_op_recorded::<0x0F>, run_op_recorded::<0x10>, run_op_recorded::<0x11>,
@@ -296,7 +297,7 @@ pub(super) static RECORDED_HANDLERS: [OpHandler; 256] = [
 /// Every opcode's handler with its writes reported to the memory recorder
 /// ([`run_op_tracked`]), in opcode order.
 #[rustfmt::skip]
-pub(super) static TRACKED_HANDLERS: [OpHandler; 256] = [
+static TRACKED_HANDLERS: [OpHandler; 256] = [
     run_op_tracked::<0x00>, run_op_tracked::<0x01>, run_op_tracked::<0x02>, run_op_tracked::<0x03>, run_op_tracked::<0x04>, run_op_tracked::<0x05>,
     run_op_tracked::<0x06>, run_op_tracked::<0x07>, run_op_tracked::<0x08>, run_op_tracked::<0x09>, run_op_tracked::<0x0A>, run_op_tracked::<0x0B>,
     run_op_tracked::<0x0C>, run_op_tracked::<0x0D>, run_op_tracked::<0x0E>, run_op_tracked::<0x0F>, run_op_tracked::<0x10>, run_op_tracked::<0x11>,
@@ -341,6 +342,16 @@ pub(super) static TRACKED_HANDLERS: [OpHandler; 256] = [
     run_op_tracked::<0xF6>, run_op_tracked::<0xF7>, run_op_tracked::<0xF8>, run_op_tracked::<0xF9>, run_op_tracked::<0xFA>, run_op_tracked::<0xFB>,
     run_op_tracked::<0xFC>, run_op_tracked::<0xFD>, run_op_tracked::<0xFE>, run_op_tracked::<0xFF>,
 ];
+
+/// The handler table for a memory level (`execution::PLAIN`, `TRACKED`,
+/// `RECORDED`).
+pub(super) fn handlers(level: u8) -> &'static [OpHandler; 256] {
+    match level {
+        PLAIN => &OP_HANDLERS,
+        TRACKED => &TRACKED_HANDLERS,
+        _ => &RECORDED_HANDLERS,
+    }
+}
 
 /// The handler of opcode `OPCODE`: the interpreter's per-cycle sequence
 /// for it (the dispatch folds to one arm), with [`Translated`] cycles.

@@ -3,7 +3,6 @@
 //! skipped idle loop are written from the loop's known timing.
 
 use super::block::{Block, IdleTiming};
-use super::execution::{memory_level, PLAIN, RECORDED, TRACKED};
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -51,11 +50,7 @@ impl Translator {
                             op
                         };
                         let cycle = bus.cycles;
-                        match memory_level(bus) {
-                            PLAIN => Self::execute::<false, PLAIN>(op, cpu, bus),
-                            TRACKED => Self::execute::<false, TRACKED>(op, cpu, bus),
-                            _ => Self::execute::<false, RECORDED>(op, cpu, bus),
-                        }
+                        Self::execute::<false>(op, cpu, bus);
                         executed += 1;
                         // Under the banks mapped now: the op may have
                         // switched them.

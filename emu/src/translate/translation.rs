@@ -3,6 +3,7 @@
 //! PRG RAM bytes it covers so that writes to them can be caught.
 
 use super::block::{Block, Link, MAX_BLOCK_OPS};
+use super::execution::PLAIN;
 use super::op::Op;
 use super::Translator;
 use crate::bus::Bus;
@@ -111,6 +112,7 @@ impl Translator {
             pending_body_runs: 0,
             // Stamp 0 is never current (the epoch starts at 1).
             links: [Link::default(); 2],
+            handlers: PLAIN,
         };
         self.stats.translated += 1;
         let id = match self.free.pop() {
