@@ -113,6 +113,17 @@ pub fn bursts() -> impl TypedValueParser<Value = (u32, u32, Option<u32>)> {
     parse_bursts
 }
 
+/// `--truth-bursts ON/PERIOD`: record the truth in the first ON frames of
+/// every PERIOD (as [`bursts`], without a warm-up).
+pub fn truth_bursts() -> impl TypedValueParser<Value = (u32, u32)> {
+    |text: &str| -> Result<(u32, u32), String> {
+        match parse_bursts(text) {
+            Ok((on, period, None)) => Ok((on, period)),
+            _ => Err("must be ON/PERIOD in frames, 1 <= ON <= PERIOD <= 100000 (e.g. 1/30)".into()),
+        }
+    }
+}
+
 /// The text of [`bursts`], parsed.
 pub fn parse_bursts(text: &str) -> Result<(u32, u32, Option<u32>), String> {
     {

@@ -163,6 +163,8 @@ fn every_bad_input_exits_2_with_one_line() {
         ("memory bursts inf", vec!["profile".into(), rom.into(), "--memory".into(), "--memory-bursts".into(), "inf".into()]),
         ("memory bursts on above period", vec!["profile".into(), rom.into(), "--memory".into(), "--memory-bursts".into(), "3/2".into()]),
         ("memory bursts warm-up too long", vec!["profile".into(), rom.into(), "--memory".into(), "--memory-bursts".into(), "3/10/8".into()]),
+        ("truth bursts with a warm-up", vec!["profile".into(), rom.into(), "--truth-bursts".into(), "1/10/2".into()]),
+        ("truth bursts 0/10", vec!["profile".into(), rom.into(), "--truth-bursts".into(), "0/10".into()]),
         ("memory bursts four parts", vec!["profile".into(), rom.into(), "--memory".into(), "--memory-bursts".into(), "1/10/2/3".into()]),
         ("shard 0/3", vec!["sweep".into(), "--shard".into(), "0/3".into(), "--out".into(), out.clone()]),
         ("shard nan", vec!["sweep".into(), "--shard".into(), "nan".into(), "--out".into(), out.clone()]),

@@ -58,6 +58,11 @@ pub struct ProfileSettings {
     /// every frame between bursts). Cheaper, but a read in a burst whose
     /// write came before the warm-up is not counted as a dependence.
     pub memory_warmup: Option<u32>,
+    /// Record the truth (the flow counts) only in the first `on` frames of
+    /// every `period` (`None`: every frame): the truth CFG, the metrics
+    /// against it and the code side of a code/data log then cover those
+    /// frames only. The memory recorder pauses with it.
+    pub truth_bursts: Option<(u32, u32)>,
 }
 
 impl Default for ProfileSettings {
@@ -80,6 +85,7 @@ impl Default for ProfileSettings {
             memory: None,
             memory_bursts: None,
             memory_warmup: None,
+            truth_bursts: None,
         }
     }
 }
@@ -295,14 +301,7 @@ pub fn run(
                 break;
             }
         }
-        if let Some((on, period)) = settings.memory_bursts {
-            nes.set_memory_state(burst_state(
-                nes.frame_count(),
-                on,
-                period,
-                settings.memory_warmup,
-            ));
-        }
+        before_frame(nes, settings);
         nes.run_frame();
         session.after_frame(nes);
         if !progress(nes.frame_count()) {
@@ -351,6 +350,20 @@ pub fn replay_gfc(batches: &[Vec<Sample>], params: GfcParams) -> GfcGaussiano {
         gfc.process_batch(batch);
     }
     gfc
+}
+
+/// Switches the recorders on or off for the frame about to run, as the
+/// truth and memory bursts in `settings` say.
+pub fn before_frame(nes: &mut Nes, settings: &ProfileSettings) {
+    let frame = nes.frame_count();
+    if let Some((on, period)) = settings.truth_bursts {
+        nes.set_flow_recording(frame % (period.max(1) as u64) < u64::from(on));
+    }
+    if let Some((on, period)) = settings.memory_bursts {
+        nes.set_memory_state(burst_state(frame, on, period, settings.memory_warmup));
+    } else if settings.truth_bursts.is_some() {
+        nes.set_memory_state(MemoryState::Recording);
+    }
 }
 
 /// What the memory recorder does in frame `frame` with bursts of `on`

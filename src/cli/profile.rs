@@ -100,6 +100,12 @@ pub struct ProfileArgs {
     /// frame).
     #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]
     pub memory_bursts: Option<(u32, u32, Option<u32>)>,
+    /// Record the truth (exact flow counts) only in the first ON frames of
+    /// every PERIOD (e.g. 1/30): cheaper; truth.ron, the metrics, the flame
+    /// graph and a --cdl log's code bits then cover those frames only
+    /// (default: every frame).
+    #[arg(long, value_name = "ON/PERIOD", value_parser = options::truth_bursts())]
+    pub truth_bursts: Option<(u32, u32)>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -136,6 +142,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         memory: args.memory.then_some(args.memory_lifetime),
         memory_bursts: args.memory_bursts.map(|(on, period, _)| (on, period)),
         memory_warmup: args.memory_bursts.and_then(|(_, _, warmup)| warmup),
+        truth_bursts: args.truth_bursts,
         ..ProfileSettings::default()
     };
     let out_dir = args
