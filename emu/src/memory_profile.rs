@@ -126,18 +126,21 @@ const NO_PAIR: PairCache = PairCache {
     pending: 0,
 };
 
-/// One instruction's counts for one byte, and its last dependence there.
+/// One instruction's counts for one byte, and its last two dependences
+/// there, the latest first: a byte written by two instructions in turn, or
+/// read by a routine called from two places, finds its pair without a
+/// lookup.
 #[derive(Debug, Clone, Copy)]
 struct Cell {
     reads: u64,
     writes: u64,
-    pair: PairCache,
+    pairs: [PairCache; 2],
 }
 
 const EMPTY_CELL: Cell = Cell {
     reads: 0,
     writes: 0,
-    pair: NO_PAIR,
+    pairs: [NO_PAIR; 2],
 };
 
 /// An instruction's cells for the bytes `first..first + cells.len()`: an
@@ -317,6 +320,8 @@ pub struct MemoryProfile {
     /// the last [`MemoryProfile::follow`].
     pushes: u64,
     activations: Vec<u64>,
+    /// `activations` was not kept up to date (between bursts).
+    activations_stale: bool,
 }
 
 impl MemoryProfile {
@@ -342,6 +347,7 @@ impl MemoryProfile {
             },
             pushes: 0,
             activations: Vec::new(),
+            activations_stale: false,
         }
     }
 
@@ -386,18 +392,53 @@ impl MemoryProfile {
         self.retired += 1;
     }
 
-    /// The call-stack context is now `stacks`' current one.
+    /// The call-stack context is now `stacks`' current one (the engines
+    /// call this after every block or instruction: the usual answer, no
+    /// call or return since, costs two compares).
     #[inline]
     pub fn follow(&mut self, stacks: &CallStacks) {
+        let node = stacks.current_node();
+        if node != self.node || stacks.pushes() != self.pushes {
+            self.moved(stacks, node);
+        }
+    }
+
+    /// [`MemoryProfile::follow`] after a call, return or interrupt. The
+    /// open frames' activation serials are needed only by reads (the
+    /// common ancestors), so between bursts they are left stale and copied
+    /// whole when recording resumes ([`MemoryProfile::resync`]); while
+    /// recording only the frames entered since the last time are copied:
+    /// each entry adds to `pushes`, so at most that many frames on top are
+    /// new.
+    fn moved(&mut self, stacks: &CallStacks, node: u32) {
+        if node as usize >= self.tree.parents.len() {
+            self.learn_nodes(stacks);
+        }
+        if self.recording && !self.activations_stale {
+            let depth = stacks.depth();
+            let entered = (stacks.pushes() - self.pushes).min(depth as u64) as usize;
+            let keep = (depth - entered).min(self.activations.len());
+            self.activations.truncate(keep);
+            self.activations.extend(stacks.activations().skip(keep));
+        } else {
+            self.activations_stale = true;
+        }
+        self.pushes = stacks.pushes();
+        self.node = node;
+        self.context = self.tree.contexts[node as usize];
+    }
+
+    /// Takes `stacks`' current context and every open frame's activation
+    /// afresh (attaching, and when recording resumes).
+    pub fn resync(&mut self, stacks: &CallStacks) {
         let node = stacks.current_node();
         if node as usize >= self.tree.parents.len() {
             self.learn_nodes(stacks);
         }
-        if node != self.node || stacks.pushes() != self.pushes {
-            self.pushes = stacks.pushes();
-            self.activations.clear();
-            self.activations.extend(stacks.activations());
-        }
+        self.activations.clear();
+        self.activations.extend(stacks.activations());
+        self.activations_stale = false;
+        self.pushes = stacks.pushes();
         self.node = node;
         self.context = self.tree.contexts[node as usize];
     }
@@ -477,15 +518,22 @@ impl MemoryProfile {
         if dependent == 0 {
             return;
         }
-        let p = &mut cell.pair;
         // Same writer and nodes: the same key unless the dynamic ancestor
         // moved.
-        if p.writer == w.pc
-            && p.writer_node == w.node
-            && p.reader_node == self.node
-            && self.tree.raise(&self.activations, p.static_nca, w.serial) == p.nca
-        {
-            p.pending += dependent;
+        let tree = &self.tree;
+        let activations = &self.activations[..];
+        let node = self.node;
+        let same = |p: &PairCache| {
+            p.writer == w.pc
+                && p.writer_node == w.node
+                && p.reader_node == node
+                && tree.raise(activations, p.static_nca, w.serial) == p.nca
+        };
+        if same(&cell.pairs[0]) {
+            cell.pairs[0].pending += dependent;
+        } else if same(&cell.pairs[1]) {
+            cell.pairs.swap(0, 1);
+            cell.pairs[0].pending += dependent;
         } else {
             self.new_pair(slot, w, dependent);
         }
@@ -510,8 +558,9 @@ impl MemoryProfile {
         }
         let node = self.node;
         let cell = self.instructions.cell(self.pc, slot);
-        let old = cell.pair;
-        cell.pair = PairCache {
+        let old = cell.pairs[1];
+        cell.pairs[1] = cell.pairs[0];
+        cell.pairs[0] = PairCache {
             writer: w.pc,
             writer_node: w.node,
             reader_node: node,
@@ -575,14 +624,18 @@ impl MemoryProfile {
     /// nothing, so each read has the same last writer every time; with a
     /// lifetime, only the iterations still within it of that write count
     /// as dependences.
-    pub(crate) fn repeat_reads(&mut self, ops: &[(u32, Option<u16>)], iterations: u64) {
+    pub(crate) fn repeat_reads(
+        &mut self,
+        ops: impl ExactSizeIterator<Item = (u32, Option<u16>)>,
+        iterations: u64,
+    ) {
         let len = ops.len() as u64;
         let base = self.retired;
         if !self.recording {
             self.retired = base + iterations * len;
             return;
         }
-        for (offset, &(pc, addr)) in (1..).zip(ops) {
+        for (offset, (pc, addr)) in (1..).zip(ops) {
             let Some(slot) = addr.and_then(|a| self.slot(a)) else {
                 continue;
             };
@@ -651,9 +704,9 @@ impl MemoryProfile {
     pub fn dependences(&self) -> Vec<Dependence> {
         let mut counts: Vec<u64> = self.dep_counts.iter().map(|&(_, n)| n).collect();
         for i in &self.instructions.list {
-            for c in &i.cells {
-                if c.pair.pending > 0 {
-                    counts[c.pair.index as usize] += c.pair.pending;
+            for p in i.cells.iter().flat_map(|c| &c.pairs) {
+                if p.pending > 0 {
+                    counts[p.index as usize] += p.pending;
                 }
             }
         }

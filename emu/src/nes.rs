@@ -381,7 +381,7 @@ impl Nes {
         let mut m = MemoryProfile::new(!cart.prg_ram.is_empty());
         m.set_lifetime(lifetime);
         if let Some(flow) = self.probes.flow.as_deref() {
-            m.follow(flow.call_stacks());
+            m.resync(flow.call_stacks());
         }
         self.parked_memory = None;
         self.bus.memory = Some(Box::new(m));
@@ -427,13 +427,13 @@ impl Nes {
             // Writes made while paused were not seen: a read is never
             // paired with a write from before the pause.
             m.forget_writers();
-            if let Some(flow) = self.probes.flow.as_deref() {
-                m.follow(flow.call_stacks());
-            }
             self.bus.memory = Some(m);
         }
         if let Some(m) = self.bus.memory.as_deref_mut() {
             m.set_recording(state == MemoryState::Recording);
+            if let Some(flow) = self.probes.flow.as_deref() {
+                m.resync(flow.call_stacks());
+            }
         }
     }
 

@@ -96,20 +96,21 @@ impl Translator {
     /// `Block::is_idle_loop`).
     #[cold]
     fn record_idle_reads(block: &Block, m: &mut MemoryProfile, iterations: u64) {
-        let ops: Vec<(u32, Option<u16>)> = block
-            .ops
-            .iter()
-            .map(|op| {
-                let addr = match OPCODES[op.opcode() as usize].mode {
-                    Mode::ZeroPage => Some(op.bytes[1] as u16),
-                    Mode::Absolute if !matches!(op.opcode(), 0x4C | 0x20) => {
-                        Some(u16::from_le_bytes([op.bytes[1], op.bytes[2]]))
-                    }
-                    _ => None,
-                };
-                (op.code(block.code_high), addr)
-            })
-            .collect();
-        m.repeat_reads(&ops, iterations);
+        if !m.recording() {
+            // Between bursts only the instruction count moves on.
+            m.retire(iterations * block.ops.len() as u64);
+            return;
+        }
+        let ops = block.ops.iter().map(|op| {
+            let addr = match OPCODES[op.opcode() as usize].mode {
+                Mode::ZeroPage => Some(op.bytes[1] as u16),
+                Mode::Absolute if !matches!(op.opcode(), 0x4C | 0x20) => {
+                    Some(u16::from_le_bytes([op.bytes[1], op.bytes[2]]))
+                }
+                _ => None,
+            };
+            (op.code(block.code_high), addr)
+        });
+        m.repeat_reads(ops, iterations);
     }
 }
