@@ -1,24 +1,24 @@
 //! Issue 26's measurement: one workload profiled several ways in one
-//! process, printing each way's speed and how much of the full profile the
-//! bursty ones found (BENCHMARKS.md, "Memory dependences (issue 26)").
+//! process, printing each way's speed and how much of the full profiles
+//! the bursty ways found (BENCHMARKS.md, "Memory dependences (issue 26)").
 //!
 //! Usage: memory_bursts ROM MOVIE FRAMES MODE...
-//! where MODE is `ON/PERIOD[/WARMUP]` (memory recorded in bursts;
-//! WARMUP: frames of write tracking before each burst, without it every
-//! frame between bursts tracks writes) or `truth:ON/PERIOD` (the truth
-//! recorder in bursts).
+//! where MODE is `ON/PERIOD[/WARMUP]` (memory recorded in bursts, the truth
+//! recorder on throughout; WARMUP: frames of write tracking before each
+//! burst, without it every frame between bursts tracks writes),
+//! `truth:ON/PERIOD` (the truth recorder in bursts, no memory recorder) or
+//! `both:ON/PERIOD[/WARMUP]` (both in the same bursts). Always measured:
+//! `none` (the sampler and the hot-CFG builder only), `truth` (what
+//! `profile` runs) and `truth+memory` (`profile --memory`).
 //!
-//! Memory table: "off" is `profile` without `--memory` (the truth recorder
-//! on: the memory recorder attributes to its call stacks); a dependence is
-//! (writer instruction, reader instruction, address); `weighted` is the
-//! share of the full profile's reads whose dependence the bursty profile
-//! also has, `distinct` the share of its distinct dependences.
-//!
-//! Truth table (with `truth:` modes): "off" runs the sampler and the hot-CFG
-//! builder without the truth recorder; `overlap` is the edge-profile
-//! overlap of the bursty truth CFG with the full one (`gfc::metrics::
-//! overlap`), `H90 found` the share of the full truth's H90 transitions on
-//! edges the bursty truth has (`gfc::metrics::weighted`).
+//! Columns: `vs none` and `vs truth` are the extra time against those
+//! two; `deps weighted` is the share of the full memory profile's reads
+//! whose dependence (writer instruction, reader instruction, address) the
+//! mode found, `distinct` the share of its distinct dependences; `CFG
+//! overlap` is the edge-profile overlap of the mode's truth CFG with the
+//! full one (`gfc::metrics::overlap`), `H90 found` the share of the full
+//! truth's H90 transitions on edges the mode's truth has
+//! (`gfc::metrics::weighted`).
 //!
 //! Speed: frames per second of this thread's CPU time (the emulating
 //! thread; the builder's does the same work in every mode); every mode runs
@@ -45,6 +45,8 @@ enum Mode {
     TruthOff,
     /// Truth in bursts (on, period).
     TruthBursts(u32, u32),
+    /// Truth and memory in the same bursts.
+    Both(u32, u32, Option<u32>),
 }
 
 /// What a run found.
@@ -65,6 +67,12 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
             settings.memory_warmup = warmup;
         }
         Mode::TruthBursts(on, period) => settings.truth_bursts = Some((on, period)),
+        Mode::Both(on, period, warmup) => {
+            settings.memory = Some(None);
+            settings.memory_bursts = Some((on, period));
+            settings.memory_warmup = warmup;
+            settings.truth_bursts = Some((on, period));
+        }
     }
     let mut nes = replay.power_on().expect("power on");
     let start = thread_cpu_seconds();
@@ -122,26 +130,35 @@ fn fail(message: String) -> ! {
 }
 
 fn parse_mode(text: &str) -> Mode {
-    if let Some(bursts) = text.strip_prefix("truth:") {
-        match nesprof::options::parse_bursts(bursts) {
-            Ok((on, period, None)) => Mode::TruthBursts(on, period),
+    let bursts = |t: &str| {
+        nesprof::options::parse_bursts(t).unwrap_or_else(|e| fail(format!("{text}: {e}")))
+    };
+    if let Some(t) = text.strip_prefix("truth:") {
+        match bursts(t) {
+            (on, period, None) => Mode::TruthBursts(on, period),
             _ => fail(format!("{text}: truth bursts must be truth:ON/PERIOD")),
         }
+    } else if let Some(t) = text.strip_prefix("both:") {
+        let (on, period, warmup) = bursts(t);
+        Mode::Both(on, period, warmup)
     } else {
-        match nesprof::options::parse_bursts(text) {
-            Ok((on, period, warmup)) => Mode::MemoryBursts(on, period, warmup),
-            Err(e) => fail(format!("{text}: {e}")),
-        }
+        let (on, period, warmup) = bursts(text);
+        Mode::MemoryBursts(on, period, warmup)
     }
 }
 
 fn label(mode: Mode) -> String {
+    let bursts = |on, period, warmup: Option<u32>| match warmup {
+        Some(w) => format!("{on}/{period}/{w}"),
+        None => format!("{on}/{period}"),
+    };
     match mode {
-        Mode::Plain | Mode::TruthOff => "off".into(),
-        Mode::MemoryFull => "full".into(),
-        Mode::MemoryBursts(on, period, None) => format!("{on}/{period}"),
-        Mode::MemoryBursts(on, period, Some(w)) => format!("{on}/{period}/{w}"),
-        Mode::TruthBursts(on, period) => format!("{on}/{period}"),
+        Mode::TruthOff => "none".into(),
+        Mode::Plain => "truth".into(),
+        Mode::MemoryFull => "truth+memory".into(),
+        Mode::MemoryBursts(on, period, w) => format!("memory {}", bursts(on, period, w)),
+        Mode::TruthBursts(on, period) => format!("truth {}", bursts(on, period, None)),
+        Mode::Both(on, period, w) => format!("both {}", bursts(on, period, w)),
     }
 }
 
@@ -162,11 +179,7 @@ fn main() {
     // shared 2-core machine a run's time varied by several per cent, as
     // much as what is measured, and noise only ever adds time. A first,
     // unmeasured run warms the caches, the allocator and the CPU clock.
-    let truth_asked = asked.iter().any(|m| matches!(m, Mode::TruthBursts(..)));
-    let mut modes = vec![Mode::Plain, Mode::MemoryFull];
-    if truth_asked {
-        modes.push(Mode::TruthOff);
-    }
+    let mut modes = vec![Mode::TruthOff, Mode::Plain, Mode::MemoryFull];
     modes.extend(asked.iter().copied());
     run(&replay, frames, Mode::Plain);
     let mut found: Vec<Option<Found>> = modes.iter().map(|_| None).collect();
@@ -179,67 +192,61 @@ fn main() {
         }
     }
     let found: Vec<Found> = found.into_iter().map(|f| f.expect("measured")).collect();
-    let of = |mode: Mode| &found[modes.iter().position(|&m| m == mode).expect("mode run")];
-    let plain = of(Mode::Plain);
-    let full = of(Mode::MemoryFull);
-    println!("{}: {frames} frames", args[1]);
-
+    let (none, plain, full) = (&found[0], &found[1], &found[2]);
+    let full_truth = plain.truth.as_ref().expect("truth recorded");
+    let h90 = gfc::hot::h90(full_truth);
     let key = |d: &Dependence| (d.writer, d.reader, d.addr);
     let total: u64 = full.deps.iter().map(|d| d.count).sum();
     let full_keys: HashSet<_> = full.deps.iter().map(key).collect();
-    println!("memory      fps      vs off   dependences  weighted  distinct");
-    println!("off     {:9.0}", plain.fps);
-    for (i, &mode) in modes.iter().enumerate() {
-        if !matches!(mode, Mode::MemoryFull | Mode::MemoryBursts(..)) {
-            continue;
-        }
-        let f = &found[i];
-        let keys: HashSet<_> = f.deps.iter().map(key).collect();
-        let covered: u64 = full
-            .deps
-            .iter()
-            .filter(|d| keys.contains(&key(d)))
-            .map(|d| d.count)
-            .sum();
-        println!(
-            "{:<7} {:9.0}   {:+5.1}%  {:>11}  {:8.4}  {:8.4}",
+
+    println!("{}: {frames} frames", args[1]);
+    println!(
+        "{:<20} {:>6} {:>8} {:>8} {:>8} {:>9} {:>8} {:>11} {:>9}",
+        "mode",
+        "fps",
+        "vs none",
+        "vs truth",
+        "deps",
+        "weighted",
+        "distinct",
+        "CFG overlap",
+        "H90 found"
+    );
+    for (&mode, f) in modes.iter().zip(&found) {
+        let mut line = format!(
+            "{:<20} {:>6.0} {:>+7.1}% ",
             label(mode),
             f.fps,
-            100.0 * (plain.fps / f.fps - 1.0),
-            f.deps.len(),
-            covered as f64 / total.max(1) as f64,
-            full_keys.intersection(&keys).count() as f64 / full_keys.len().max(1) as f64
+            100.0 * (none.fps / f.fps - 1.0)
         );
-    }
-
-    if truth_asked {
-        let off = of(Mode::TruthOff);
-        let full_truth = plain.truth.as_ref().expect("truth recorded");
-        let h90 = gfc::hot::h90(full_truth);
-        println!("truth       fps      vs off        edges   overlap  H90 found");
-        println!("off     {:9.0}", off.fps);
-        let rows = std::iter::once((Mode::Plain, plain)).chain(
-            modes
+        if mode == Mode::TruthOff {
+            println!("{line}");
+            continue;
+        }
+        line += &format!("{:>+7.1}% ", 100.0 * (plain.fps / f.fps - 1.0));
+        if f.deps.is_empty() {
+            line += &format!("{:>8} {:>9} {:>8} ", "", "", "");
+        } else {
+            let keys: HashSet<_> = f.deps.iter().map(key).collect();
+            let covered: u64 = full
+                .deps
                 .iter()
-                .zip(&found)
-                .filter(|(m, _)| matches!(m, Mode::TruthBursts(..)))
-                .map(|(&m, f)| (m, f)),
-        );
-        for (mode, f) in rows {
-            let truth = f.truth.as_ref().expect("truth recorded");
-            println!(
-                "{:<7} {:9.0}   {:+5.1}%  {:>11}  {:8.4}  {:9.4}",
-                if mode == Mode::Plain {
-                    "full".into()
-                } else {
-                    label(mode)
-                },
-                f.fps,
-                100.0 * (off.fps / f.fps - 1.0),
-                truth.num_edges(),
-                gfc::metrics::overlap(truth, full_truth),
-                gfc::metrics::weighted(truth, full_truth, &h90)
+                .filter(|d| keys.contains(&key(d)))
+                .map(|d| d.count)
+                .sum();
+            line += &format!(
+                "{:>8} {:>9.4} {:>8.4} ",
+                f.deps.len(),
+                covered as f64 / total.max(1) as f64,
+                full_keys.intersection(&keys).count() as f64 / full_keys.len().max(1) as f64
             );
         }
+        let truth = f.truth.as_ref().expect("truth recorded");
+        line += &format!(
+            "{:>11.4} {:>9.4}",
+            gfc::metrics::overlap(truth, full_truth),
+            gfc::metrics::weighted(truth, full_truth, &h90)
+        );
+        println!("{line}");
     }
 }

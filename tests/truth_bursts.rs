@@ -134,3 +134,28 @@ fn profile_with_truth_bursts() {
     assert!(report.contains("top memory dependences"), "{report}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Between truth bursts the call stacks are still followed: a memory
+/// profile recorded in full alongside bursty truth is the one recorded
+/// alongside the full truth (its common ancestors and interrupt marks come
+/// from the stacks), on both engines.
+#[test]
+fn memory_profile_is_unchanged_by_truth_bursts() {
+    let replay = common::workload_replay("fff");
+    let deps = |engine: Engine, bursts: bool| {
+        let mut nes = power_on(&replay, engine);
+        nes.record_memory(None);
+        while nes.frame_count() < FRAMES {
+            replay.apply(&mut nes, FRAMES).unwrap();
+            if bursts {
+                nes.set_flow_recording(in_burst(nes.frame_count()));
+            }
+            nes.run_frame();
+        }
+        nes.take_memory_profile().unwrap().dependences()
+    };
+    let full = deps(Engine::Translator, false);
+    assert!(full.len() > 100, "{} dependences", full.len());
+    assert!(deps(Engine::Translator, true) == full);
+    assert!(deps(Engine::Interpreter, true) == full);
+}

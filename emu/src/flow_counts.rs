@@ -160,6 +160,10 @@ pub struct FlowCounts {
     /// Call stacks followed through JSR/RTS and interrupts, with the
     /// instructions retired under each (`call_stacks.rs`).
     stacks: CallStacks,
+    /// Between truth bursts ([`FlowCounts::set_paused`]): nothing is
+    /// counted, but the call stacks and interrupt frames are still
+    /// followed.
+    paused: bool,
 }
 
 impl FlowCounts {
@@ -174,6 +178,23 @@ impl FlowCounts {
         self.instructions = other.instructions;
         self.frames.clone_from(&other.frames);
         self.stacks.clone_from(&other.stacks);
+        self.paused = other.paused;
+    }
+
+    /// Truth bursts: paused, nothing is counted (no executions, transfers,
+    /// interrupt entries or instructions credited to contexts) and the
+    /// engines report only the instructions that move the call stacks
+    /// (JSR, RTS, BRK, RTI, interrupt entries), so that the stacks, which
+    /// the memory recorder attributes to, stay true across the pause.
+    /// The translator's pending counts must be flushed before pausing.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Whether counting is paused ([`FlowCounts::set_paused`]).
+    #[inline(always)]
+    pub fn paused(&self) -> bool {
+        self.paused
     }
 
     pub fn new() -> FlowCounts {
@@ -231,6 +252,10 @@ impl FlowCounts {
     /// stack pointer `sp` (before any interrupt that follows).
     #[inline]
     pub fn instruction(&mut self, pc: u32, opcode: u8, next_pc: u32, sp: u8) {
+        if self.paused {
+            self.follow_stack(opcode, next_pc, sp);
+            return;
+        }
         let (page, i) = self.pages.get_mut(pc);
         page.executed[i] += 1;
         page.opcode[i] = opcode;
@@ -291,8 +316,39 @@ impl FlowCounts {
         self.interrupt_entered(handler, sp, FrameKind::Irq);
     }
 
+    /// While paused: only what the instruction does to the call stacks
+    /// and interrupt frames (as [`FlowCounts::instruction`] would).
+    #[inline]
+    fn follow_stack(&mut self, opcode: u8, next_pc: u32, sp: u8) {
+        match OPCODES[opcode as usize].flow {
+            Flow::Call => self.stacks.call(next_pc, sp),
+            Flow::Return => self.stacks.ret(sp),
+            Flow::Break => {
+                self.open_frame(sp, EntryKind::Software);
+                self.stacks.interrupt(next_pc, FrameKind::Brk, sp);
+            }
+            Flow::ReturnInterrupt => {
+                self.stacks.ret(sp);
+                self.close_frame(sp.wrapping_sub(3));
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `opcode` moves the call stacks (what a paused recorder
+    /// still needs to hear of).
+    #[inline(always)]
+    pub fn moves_stacks(opcode: u8) -> bool {
+        matches!(
+            OPCODES[opcode as usize].flow,
+            Flow::Call | Flow::Return | Flow::Break | Flow::ReturnInterrupt
+        )
+    }
+
     fn interrupt_entered(&mut self, handler: u32, sp: u8, kind: FrameKind) {
-        *self.interrupts.entry(handler).or_insert(0) += 1;
+        if !self.paused {
+            *self.interrupts.entry(handler).or_insert(0) += 1;
+        }
         self.open_frame(sp, EntryKind::Hardware);
         self.stacks.interrupt(handler, kind, sp);
     }
@@ -304,7 +360,9 @@ impl FlowCounts {
     /// translator reports them here as each block runs.
     #[inline(always)]
     pub fn body_retired(&mut self, n: u64) {
-        self.stacks.retired(n);
+        if !self.paused {
+            self.stacks.retired(n);
+        }
     }
 
     /// The call stacks recorded (every instruction counted by

@@ -83,8 +83,6 @@ pub struct Nes {
     translator: Option<Box<Translator>>,
     /// The memory recorder while paused ([`Nes::set_memory_state`]).
     parked_memory: Option<Box<MemoryProfile>>,
-    /// The flow recorder between bursts ([`Nes::set_flow_recording`]).
-    parked_flow: Option<Box<FlowCounts>>,
     /// Instructions and interrupt entries executed since power-on.
     retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
@@ -108,7 +106,6 @@ impl Nes {
             engine: Engine::default(),
             translator: None,
             parked_memory: None,
-            parked_flow: None,
             retired: 0,
             single_step_blocks: false,
             no_idle_skip: false,
@@ -334,7 +331,6 @@ impl Nes {
     /// the flow recorder's call-stack nodes).
     pub fn record_flow(&mut self) {
         self.flush_flow();
-        self.parked_flow = None;
         self.probes.flow = Some(Box::new(FlowCounts::new()));
         let memory = self.bus.memory.as_ref().or(self.parked_memory.as_ref());
         if let Some(lifetime) = memory.map(|m| m.lifetime()) {
@@ -346,25 +342,22 @@ impl Nes {
     /// run (`None` unless [`Nes::record_flow`] was called).
     pub fn flow_counts(&mut self) -> Option<&FlowCounts> {
         self.flush_flow();
-        self.probes.flow.as_deref().or(self.parked_flow.as_deref())
+        self.probes.flow.as_deref()
     }
 
     /// Bursty truth recording (no effect without [`Nes::record_flow`]): off,
-    /// the flow recorder is set aside and the engines run without it (the
-    /// memory recorder, which follows its call stacks, pauses too); on
-    /// again, it goes on counting. Frames entered or left while it was off
-    /// are not seen: its call stacks close the frames a return unwound at
-    /// the next stack event (they close by stack pointer), and routines
-    /// called meanwhile that are still running count in their caller.
+    /// the flow recorder counts nothing and the engines report to it only
+    /// what moves the call stacks ([`FlowCounts::set_paused`]), so the
+    /// stacks stay true and the memory recorder can go on attributing to
+    /// them; on again, it counts as before.
     pub fn set_flow_recording(&mut self, on: bool) {
-        if on {
-            if let Some(flow) = self.parked_flow.take() {
-                self.probes.flow = Some(flow);
-            }
-        } else if self.probes.flow.is_some() {
-            self.set_memory_state(MemoryState::Paused);
+        if self.probes.flow.as_ref().is_some_and(|f| f.paused() == on) {
+            // The translator's pending block counts belong to the burst
+            // that ends (and none are pending when one begins).
             self.flush_flow();
-            self.parked_flow = self.probes.flow.take();
+            if let Some(flow) = self.probes.flow.as_deref_mut() {
+                flow.set_paused(!on);
+            }
         }
     }
 
@@ -374,7 +367,7 @@ impl Nes {
     /// attributed to call-stack contexts, which the flow recorder follows:
     /// it is started too if it is not on.
     pub fn record_memory(&mut self, lifetime: Option<u64>) {
-        if self.probes.flow.is_none() && self.parked_flow.is_none() {
+        if self.probes.flow.is_none() {
             self.record_flow();
         }
         let cart = &self.bus.cart;
@@ -385,9 +378,6 @@ impl Nes {
         }
         self.parked_memory = None;
         self.bus.memory = Some(Box::new(m));
-        if self.parked_flow.is_some() {
-            self.set_memory_state(MemoryState::Paused);
-        }
     }
 
     /// The memory profile recorded so far (`None` unless
@@ -415,9 +405,7 @@ impl Nes {
     /// translator's blocks point their ops at another handler table as they
     /// next run.
     pub fn set_memory_state(&mut self, state: MemoryState) {
-        // Without the flow recorder's call stacks (between truth bursts,
-        // `Nes::set_flow_recording`) there is nothing to attribute to.
-        if state == MemoryState::Paused || self.probes.flow.is_none() {
+        if state == MemoryState::Paused {
             if let Some(m) = self.bus.memory.take() {
                 self.parked_memory = Some(m);
             }
@@ -446,7 +434,7 @@ impl Nes {
             self.memory_detached();
         }
         self.flush_flow();
-        self.probes.flow.take().or(self.parked_flow.take())
+        self.probes.flow.take()
     }
 
     /// Starts the code/data log's data side (`access_log.rs`) from now,

@@ -61,7 +61,8 @@ pub struct ProfileSettings {
     /// Record the truth (the flow counts) only in the first `on` frames of
     /// every `period` (`None`: every frame): the truth CFG, the metrics
     /// against it and the code side of a code/data log then cover those
-    /// frames only. The memory recorder pauses with it.
+    /// frames only (the call stacks are followed throughout, so the memory
+    /// recorder is not affected).
     pub truth_bursts: Option<(u32, u32)>,
 }
 
@@ -361,8 +362,6 @@ pub fn before_frame(nes: &mut Nes, settings: &ProfileSettings) {
     }
     if let Some((on, period)) = settings.memory_bursts {
         nes.set_memory_state(burst_state(frame, on, period, settings.memory_warmup));
-    } else if settings.truth_bursts.is_some() {
-        nes.set_memory_state(MemoryState::Recording);
     }
 }
 

@@ -6,6 +6,7 @@ use super::op::{handlers, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
+use crate::flow_counts::FlowCounts;
 use crate::probes::Probes;
 
 impl Translator {
@@ -72,29 +73,41 @@ impl Translator {
         }
         if let Some(c) = probes.flow.as_deref_mut() {
             let high = block.code_high;
-            // Under the banks mapped now: the last op may have switched them.
-            let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
-            if executed == n {
-                // The last op is the block's control transfer: counted as it
-                // retires; the rest are counted per run in bulk.
-                // The call stacks credit the body to the context it ran in.
-                c.body_retired(n as u64 - 1);
+            if c.paused() {
+                // Between truth bursts only the call stacks move: a block's
+                // last op is the only one that can move them.
                 let last = &block.ops[n - 1];
-                c.instruction(last.code(high), last.bytes[0], next, cpu.s);
-                if block.pending_body_runs == 0 {
-                    self.dirty.push(id);
+                if executed == n && FlowCounts::moves_stacks(last.bytes[0]) {
+                    let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                    c.instruction(last.code(high), last.bytes[0], next, cpu.s);
                 }
-                block.pending_body_runs += 1;
             } else {
-                // A partial run: the ops that retired are all straight-line,
-                // each followed by the next op in the block, the last by
-                // `next`.
-                for (i, done) in block.ops[..executed].iter().enumerate() {
-                    let after = match block.ops.get(i + 1) {
-                        Some(op) if i + 1 < executed => op.code(high),
-                        _ => next,
-                    };
-                    c.instruction(done.code(high), done.bytes[0], after, cpu.s);
+                // Under the banks mapped now: the last op may have switched
+                // them.
+                let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                if executed == n {
+                    // The last op is the block's control transfer: counted
+                    // as it retires; the rest are counted per run in bulk.
+                    // The call stacks credit the body to the context it ran
+                    // in.
+                    c.body_retired(n as u64 - 1);
+                    let last = &block.ops[n - 1];
+                    c.instruction(last.code(high), last.bytes[0], next, cpu.s);
+                    if block.pending_body_runs == 0 {
+                        self.dirty.push(id);
+                    }
+                    block.pending_body_runs += 1;
+                } else {
+                    // A partial run: the ops that retired are all
+                    // straight-line, each followed by the next op in the
+                    // block, the last by `next`.
+                    for (i, done) in block.ops[..executed].iter().enumerate() {
+                        let after = match block.ops.get(i + 1) {
+                            Some(op) if i + 1 < executed => op.code(high),
+                            _ => next,
+                        };
+                        c.instruction(done.code(high), done.bytes[0], after, cpu.s);
+                    }
                 }
             }
             if let Some(m) = bus.memory.as_deref_mut() {

@@ -66,7 +66,9 @@ impl Translator {
         }
         bus.skip_idle_cycles(iterations * per);
         let block = &mut self.blocks[id as usize];
-        if let Some(c) = probes.flow.as_deref_mut() {
+        // (Between truth bursts an idle loop moves no call stack: nothing
+        // to report.)
+        if let Some(c) = probes.flow.as_deref_mut().filter(|c| !c.paused()) {
             let last = block.ops[len - 1];
             let high = block.code_high;
             // The bodies, to the call stacks' current context (the last
