@@ -42,7 +42,7 @@ pub struct Block {
     /// The blocks most recently run after this one (a branch has two
     /// successors), so a chain of blocks skips the lookup by PC.
     pub links: [Link; 2],
-    /// The memory level its ops' handlers are for (`execution::PLAIN` when
+    /// The memory level its ops' handlers are for (`op::PLAIN` when
     /// translated; see [`Block::set_handlers`]).
     pub handlers: u8,
 }

@@ -2,7 +2,7 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
-use super::op::{handlers, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
+use super::op::{handlers, memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -272,23 +272,6 @@ pub(super) struct OpsRun {
     pub completed: bool,
     /// Window cycles not yet added to the machine.
     pub owed: u32,
-}
-
-/// What the memory recorder asks of the instruction code, as a level of
-/// handlers (`op::handlers`): nothing (none attached), writes only (between
-/// bursts), or every access.
-pub(super) const PLAIN: u8 = 0;
-pub(super) const TRACKED: u8 = 1;
-pub(super) const RECORDED: u8 = 2;
-
-/// The level of handlers `bus`'s memory recorder asks for now.
-#[inline(always)]
-pub(super) fn memory_level(bus: &Bus) -> u8 {
-    match bus.memory.as_deref() {
-        None => PLAIN,
-        Some(m) if m.recording() => RECORDED,
-        Some(_) => TRACKED,
-    }
 }
 
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read

@@ -156,8 +156,8 @@ impl Translator {
     /// with one attached, and the chain without probes does not look).
     pub fn plain_handlers(&mut self) {
         for block in &mut self.blocks {
-            if block.handlers != execution::PLAIN {
-                block.set_handlers(execution::PLAIN, op::handlers(execution::PLAIN));
+            if block.handlers != op::PLAIN {
+                block.set_handlers(op::PLAIN, op::handlers(op::PLAIN));
             }
         }
     }

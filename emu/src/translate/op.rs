@@ -3,7 +3,6 @@
 //! bytes supplied from the op, and the idle window in which cycles that
 //! need no bus work are counted in bulk.
 
-use super::execution::{PLAIN, TRACKED};
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{Cpu, Cycles, Recorded};
@@ -343,8 +342,25 @@ static TRACKED_HANDLERS: [OpHandler; 256] = [
     run_op_tracked::<0xFC>, run_op_tracked::<0xFD>, run_op_tracked::<0xFE>, run_op_tracked::<0xFF>,
 ];
 
-/// The handler table for a memory level (`execution::PLAIN`, `TRACKED`,
-/// `RECORDED`).
+/// What the memory recorder asks of the instruction code, as a level of
+/// handlers (`op::handlers`): nothing (none attached), writes only (between
+/// bursts), or every access.
+pub(super) const PLAIN: u8 = 0;
+pub(super) const TRACKED: u8 = 1;
+pub(super) const RECORDED: u8 = 2;
+
+/// The level of handlers `bus`'s memory recorder asks for now.
+#[inline(always)]
+pub(super) fn memory_level(bus: &Bus) -> u8 {
+    match bus.memory.as_deref() {
+        None => PLAIN,
+        Some(m) if m.recording() => RECORDED,
+        Some(_) => TRACKED,
+    }
+}
+
+/// The handler table for a memory level ([`PLAIN`], [`TRACKED`],
+/// [`RECORDED`]).
 pub(super) fn handlers(level: u8) -> &'static [OpHandler; 256] {
     match level {
         PLAIN => &OP_HANDLERS,

@@ -3,8 +3,8 @@
 //! PRG RAM bytes it covers so that writes to them can be caught.
 
 use super::block::{Block, Link, MAX_BLOCK_OPS};
-use super::execution::PLAIN;
 use super::op::Op;
+use super::op::PLAIN;
 use super::Translator;
 use crate::bus::Bus;
 use crate::code_addr::code_address;
