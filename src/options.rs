@@ -1,8 +1,9 @@
 //! Option types the subcommands share, as clap value parsers over the
 //! library crates' own types, so that a choice has one definition: the
 //! engine (`emu::nes::Engine`), the sampling trigger and its spacing
-//! (`emu::sampling::{Trigger, Spacing}`) and the hot-CFG builder
-//! (`gfc::BuilderKind`). `--help` lists their values.
+//! (`emu::sampling::{Trigger, Spacing}`), the hot-CFG builder
+//! (`gfc::BuilderKind`) and the overlay's view
+//! (`play::overlay::PanelView`). `--help` lists their values.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use emu::nes::Engine;
@@ -36,6 +37,12 @@ pub fn trigger() -> impl TypedValueParser<Value = Trigger> {
 /// `--spacing uniform|periodic`.
 pub fn spacing() -> impl TypedValueParser<Value = Spacing> {
     choice(&Spacing::ALL, Spacing::name)
+}
+
+/// `--overlay-view graph|memory`.
+pub fn overlay_view() -> impl TypedValueParser<Value = crate::play::overlay::PanelView> {
+    use crate::play::overlay::PanelView;
+    choice(&PanelView::ALL, PanelView::name)
 }
 
 /// `--builder gfc|trace`.
@@ -103,6 +110,12 @@ pub fn batch() -> impl TypedValueParser<Value = usize> {
 /// `--jobs`: 1 to 256 worker threads.
 pub fn jobs() -> impl TypedValueParser<Value = usize> {
     whole(1, 256).map(|v| v as usize)
+}
+
+/// `--memory-lifetime N`: 1 to 10^12 instructions (`profile` and `play`
+/// take the same range).
+pub fn memory_lifetime() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=1_000_000_000_000)
 }
 
 /// `--memory-bursts ON/PERIOD[/WARMUP]`: record the first ON frames of

@@ -8,6 +8,7 @@ use emu::sampling::Trigger;
 use gfc::BuilderKind;
 
 use crate::options;
+use crate::play::overlay::PanelView;
 use crate::play::Options;
 
 #[derive(Debug, Args)]
@@ -46,7 +47,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "F.fm2")]
     pub record: Option<PathBuf>,
     /// Show the live hot CFG beside the game (keys: O hide, C colouring,
-    /// 1-4 GFCGaussiano parameter preset, R reset).
+    /// M memory view, 1-4 GFCGaussiano parameter preset, R reset).
     #[arg(long)]
     pub overlay: bool,
     /// With --overlay: live similarity, precision and weighted against the
@@ -64,6 +65,27 @@ pub struct PlayArgs {
     /// frame, as the frame's work starts.
     #[arg(long, value_parser = options::trigger(), requires = "overlay")]
     pub trigger: Option<Trigger>,
+    /// With --overlay: also record the memory-dependence profile (as
+    /// `profile --memory` does); M switches the graph area to it: RAM (and
+    /// PRG RAM) heat maps, reads green and writes red, the variables shared
+    /// between NMI/IRQ and main code, the top dependences; refreshed about
+    /// once a second while shown.
+    #[arg(long, requires = "overlay")]
+    pub memory: bool,
+    /// With --memory: reads more than N instructions after their write are
+    /// not counted as dependences (1 to 10^12; default: no limit).
+    #[arg(long, value_name = "N", requires = "memory", value_parser = options::memory_lifetime())]
+    pub memory_lifetime: Option<u64>,
+    /// With --memory: record in bursts, the first ON frames of every PERIOD
+    /// (e.g. 1/30), noting only each byte's last writer between them; with
+    /// /WARMUP (e.g. 3/90/10) only in the WARMUP frames before each burst
+    /// (as `profile --memory-bursts`).
+    #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]
+    pub memory_bursts: Option<(u32, u32, Option<u32>)>,
+    /// With --overlay: what the graph area shows first, the hot CFG or the
+    /// memory view (M switches; for --headless screenshots of either).
+    #[arg(long, value_parser = options::overlay_view(), default_value = "graph", requires = "overlay")]
+    pub overlay_view: PanelView,
     /// No window, audio or pacing: run --frames N as fast as possible (for
     /// tests and documentation; pair with --screenshot).
     #[arg(long, requires = "frames", conflicts_with = "record")]
@@ -91,6 +113,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         truth: args.truth,
         trigger: args.trigger,
         builder: args.builder,
+        memory: args.memory.then_some(args.memory_lifetime),
+        memory_bursts: args.memory_bursts,
+        overlay_view: args.overlay_view,
         headless: args.headless,
         screenshot: args.screenshot,
         symbols: args.symbols,

@@ -89,7 +89,7 @@ pub struct ProfileArgs {
     pub memory: bool,
     /// With --memory: reads more than N instructions after their write are
     /// not counted as dependences (1 to 10^12; default: no limit).
-    #[arg(long, value_name = "N", requires = "memory", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    #[arg(long, value_name = "N", requires = "memory", value_parser = options::memory_lifetime())]
     pub memory_lifetime: Option<u64>,
     /// With --memory: record in bursts, the first ON frames of every PERIOD
     /// (e.g. 1/30); between bursts the engines only note each byte's last

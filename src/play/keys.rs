@@ -116,7 +116,7 @@ const DIGITS: [Key; 10] = [
 ];
 
 /// The overlay's keys (see `overlay/`).
-pub const OVERLAY: [(Key, Action); 7] = [
+pub const OVERLAY: [(Key, Action); 8] = [
     (Key::O, Action::Toggle),
     (Key::C, Action::CycleColouring),
     (Key::Key1, Action::Preset(0)),
@@ -124,12 +124,13 @@ pub const OVERLAY: [(Key, Action); 7] = [
     (Key::Key3, Action::Preset(2)),
     (Key::Key4, Action::Preset(3)),
     (Key::R, Action::Reset),
+    (Key::M, Action::SwitchView),
 ];
 
 /// Keys the window itself uses; they cannot be bound to buttons. The
 /// overlay's are reserved even without `--overlay`, so a key binding means
 /// the same with or without the panel.
-pub const RESERVED: [Key; 11] = [
+pub const RESERVED: [Key; 12] = [
     Key::P,
     Key::F,
     Key::Escape,
@@ -141,6 +142,7 @@ pub const RESERVED: [Key; 11] = [
     Key::Key3,
     Key::Key4,
     Key::R,
+    Key::M,
 ];
 
 impl KeyMap {

@@ -7,7 +7,9 @@
 //! real-time timer), the feeder thread grows the graph, and the panel draws
 //! its latest snapshot every frame. O hides it, C switches count / recency
 //! colours, 1–4 restart the graph with a parameter preset, R restarts it.
-//! `--truth` adds live metrics against the exact CFG of the same run.
+//! `--truth` adds live metrics against the exact CFG of the same run;
+//! `--memory` records the memory-dependence profile too, which M shows in
+//! place of the graph.
 //! `--headless --frames N --screenshot F.png` renders the same window image
 //! without a display (no window, audio, pacing or battery save).
 //!
@@ -75,6 +77,13 @@ pub struct Options {
     pub trigger: Option<Trigger>,
     /// With the overlay: the hot-CFG builder drawn.
     pub builder: gfc::BuilderKind,
+    /// With the overlay: record the memory profile, with this lifetime in
+    /// instructions (`Some(None)`: none), for the memory view.
+    pub memory: Option<Option<u64>>,
+    /// With `memory`: (on, period, warm-up) frames of bursty recording.
+    pub memory_bursts: Option<(u32, u32, Option<u32>)>,
+    /// With the overlay: what the graph area shows first.
+    pub overlay_view: overlay::PanelView,
     /// No window, audio or pacing: `frames` frames as fast as possible.
     pub headless: bool,
     /// Write the window image to this PNG at the end.
@@ -107,6 +116,9 @@ fn profile_settings(args: &Options) -> ProfileSettings {
     ProfileSettings {
         trigger,
         builder: args.builder,
+        memory: args.memory,
+        memory_bursts: args.memory_bursts.map(|(on, period, _)| (on, period)),
+        memory_warmup: args.memory_bursts.and_then(|(_, _, warmup)| warmup),
         ..ProfileSettings::default()
     }
 }
@@ -127,6 +139,9 @@ fn run_headless(
             if nes.frame_count() >= frames {
                 break;
             }
+        }
+        if let Some(o) = overlay.as_mut() {
+            o.before_frame(&mut nes);
         }
         nes.run_frame();
         if let Some(o) = overlay.as_mut() {
@@ -324,13 +339,15 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
         None
     };
     let mut overlay = args.overlay.then(|| {
-        Overlay::new(
+        let mut o = Overlay::new(
             &mut nes,
             &profile_settings(&args),
             args.truth,
             scale,
             symbols,
-        )
+        );
+        o.set_panel_view(args.overlay_view);
+        o
     });
     if args.headless {
         return run_headless(&args, nes, replay, overlay);
@@ -405,6 +422,9 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
                     nes.set_buttons(0, keys);
                 }
                 rec.frame(&nes, keys)?;
+            }
+            if let Some(o) = overlay.as_mut() {
+                o.before_frame(&mut nes);
             }
             nes.run_frame();
             if let Some(o) = overlay.as_mut() {

@@ -70,6 +70,24 @@ impl<'a> Canvas<'a> {
         }
     }
 
+    /// Copies a `w`×`h` image (`pixels`, row-major) with its top-left
+    /// corner at `(x, y)`, clipped; an image shorter than `w`×`h` is
+    /// copied as far as it goes.
+    pub fn blit(&mut self, x: i32, y: i32, w: i32, h: i32, pixels: &[u32]) {
+        let (xa, xb) = (x.max(0), (x + w).min(self.w));
+        if xa >= xb || w <= 0 {
+            return;
+        }
+        for row in y.max(0)..(y + h).min(self.h) {
+            let from = ((row - y) * w + (xa - x)) as usize;
+            let Some(src) = pixels.get(from..from + (xb - xa) as usize) else {
+                return;
+            };
+            let start = (self.y0 + row as usize) * self.stride + self.x0;
+            self.buf[start + xa as usize..start + xb as usize].copy_from_slice(src);
+        }
+    }
+
     /// The outline of a rectangle, `t` pixels thick.
     pub fn stroke_rect(&mut self, x: i32, y: i32, w: i32, h: i32, t: i32, color: u32) {
         self.fill_rect(x, y, w, t, color);
@@ -183,6 +201,21 @@ mod tests {
         assert_eq!(painted, 16);
         assert_eq!(buf[2 * 10 + 2], 5);
         assert_eq!(buf[2 * 10 + 6], 0);
+    }
+
+    #[test]
+    fn blit_clips_and_tolerates_short_images() {
+        let mut buf = vec![0u32; 6 * 4];
+        let mut c = Canvas::new(&mut buf, 6, 1, 0, 4, 4);
+        // A 3×2 image at (-1, 1): its first column is cut off.
+        c.blit(-1, 1, 3, 2, &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(c.get(0, 1), 2);
+        assert_eq!(c.get(1, 2), 6);
+        assert_eq!(c.get(0, 0), 0);
+        // Too few pixels: copies what there is, no panic.
+        c.blit(0, 0, 4, 4, &[9; 5]);
+        assert_eq!(c.get(3, 0), 9);
+        assert_eq!(c.get(0, 1), 2);
     }
 
     #[test]

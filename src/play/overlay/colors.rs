@@ -29,6 +29,9 @@ pub const RULE: u32 = 0x33_38_46;
 pub const PC: u32 = 0x40_ff_70;
 /// Highlight of edges that just appeared.
 pub const NEW_EDGE: u32 = 0x7f_ff_ff;
+/// Memory view: a dependence whose writer and reader ran in different
+/// interrupt contexts (NMI or IRQ against main code).
+pub const CROSSES: u32 = 0xff_a8_40;
 /// The recurrentThreshold tick.
 pub const THRESHOLD: u32 = 0xff_ff_ff;
 

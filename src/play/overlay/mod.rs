@@ -11,16 +11,25 @@
 //! With `--truth` a third thread builds the exact CFG about once a second
 //! for the live metrics (`truth.rs`).
 //!
+//! With `--memory` the session also records the memory-dependence profile,
+//! and M switches the graph area to the memory view (`memory.rs`: heat maps
+//! of RAM and PRG RAM, shared variables, top dependences), which another
+//! thread remakes about once a second while it is shown
+//! (`memory_worker.rs`).
+//!
 //! Parts, one file each: `axis` (the address axis), `strip` (bins on it),
 //! `graph` (the arc diagram: layout, clustering and why it stays legible),
 //! `recency` (ages by diffing snapshots), `panel` (layout and text), `text`
 //! (bitmap font), `canvas` (pixel primitives), `colors`, `presets` (keys
-//! 1–4), `view` (the snapshot copy).
+//! 1–4), `view` (the snapshot copy), `memory` and `memory_worker` (the
+//! memory view).
 
 pub mod axis;
 pub mod canvas;
 pub mod colors;
 pub mod graph;
+pub mod memory;
+pub mod memory_worker;
 pub mod panel;
 pub mod presets;
 pub mod recency;
@@ -36,7 +45,7 @@ use emu::Nes;
 use gfc::BuilderKind;
 use parking_lot::RwLock;
 use profiler::feeder::Snapshot;
-use profiler::session::{ProfileSettings, Recording, Session};
+use profiler::session::{self, ProfileSettings, Recording, Session};
 use profiler::symbols::Symbols;
 
 use axis::{Axis, Bands};
@@ -44,6 +53,7 @@ use canvas::Canvas;
 pub use colors::Colouring;
 use colors::Ramps;
 use graph::{Geometry, GraphView};
+use memory_worker::MemoryWorker;
 use panel::{Layout, Status};
 use recency::History;
 use strip::Strip;
@@ -61,6 +71,30 @@ pub enum Action {
     Preset(usize),
     /// R: restart the graph with the current parameters.
     Reset,
+    /// M: the hot-CFG graph or the memory view.
+    SwitchView,
+}
+
+/// What the panel's graph area shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PanelView {
+    /// The hot CFG: address strip and arc diagram.
+    #[default]
+    Graph,
+    /// The memory-dependence profile (with `--memory`; else a hint).
+    Memory,
+}
+
+impl PanelView {
+    pub const ALL: [PanelView; 2] = [PanelView::Graph, PanelView::Memory];
+
+    /// Its name in `--overlay-view`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PanelView::Graph => "graph",
+            PanelView::Memory => "memory",
+        }
+    }
 }
 
 /// Hottest nodes labelled beside the graph (with `--symbols`).
@@ -68,6 +102,9 @@ const NODE_LABELS: usize = 12;
 
 /// Frames between two ground-truth comparisons (about a second).
 const TRUTH_EVERY_FRAMES: u64 = 60;
+/// Frames between two refreshes of the memory view (about a second: each
+/// walks the whole profile, see `memory_worker.rs`).
+const MEMORY_EVERY_FRAMES: u64 = 60;
 /// Batches between two snapshots the feeder publishes: a few per second at
 /// the thesis' 3 ms interval, so the panel follows the graph closely.
 const PUBLISH_EVERY: u64 = 16;
@@ -91,6 +128,14 @@ pub struct Overlay {
     ramps: Ramps,
     colouring: Colouring,
     visible: bool,
+    /// What the graph area shows (M).
+    panel_view: PanelView,
+    /// With `--memory`: the memory view's refreshes.
+    memory: Option<MemoryWorker>,
+    /// With `--memory-bursts`: (on, period, warm-up) frames.
+    memory_bursts: Option<(u32, u32, Option<u32>)>,
+    /// Frame of the last memory refresh handed over (`None`: one is due).
+    last_memory_frame: Option<u64>,
     /// Baselines at the last reset, for the sampled share and drops.
     retired_at_reset: u64,
     dropped_at_reset: u64,
@@ -99,13 +144,15 @@ pub struct Overlay {
     final_dropped: Option<u64>,
     line: String,
     /// Labels (`--symbols`): the PC's in the status text, the hottest
-    /// nodes' beside the graph.
-    symbols: Option<Symbols>,
+    /// nodes' beside the graph, code and data in the memory view (shared
+    /// with its thread).
+    symbols: Option<Arc<Symbols>>,
 }
 
 impl Overlay {
-    /// Starts a profiling session on `nes` (the sampler, and with `truth`
-    /// the flow recorder); the panel is for a game drawn at `scale`.
+    /// Starts a profiling session on `nes` (the sampler, with `truth` the
+    /// flow recorder, and with `settings.memory` the memory recorder); the
+    /// panel is for a game drawn at `scale`.
     pub fn new(
         nes: &mut Nes,
         settings: &ProfileSettings,
@@ -123,6 +170,11 @@ impl Overlay {
         let snapshot = session.snapshot();
         let layout = Layout::new(scale);
         let bands = Bands::default();
+        let symbols = symbols.map(Arc::new);
+        let memory = settings
+            .memory
+            .is_some()
+            .then(|| MemoryWorker::spawn(layout, symbols.clone()));
         Overlay {
             truth: truth.then(|| TruthWorker::spawn(snapshot.clone())),
             session: Some(session),
@@ -140,6 +192,12 @@ impl Overlay {
             ramps: Ramps::default(),
             colouring: Colouring::Count,
             visible: true,
+            panel_view: PanelView::Graph,
+            memory,
+            memory_bursts: settings
+                .memory_bursts
+                .map(|(on, period)| (on, period, settings.memory_warmup)),
+            last_memory_frame: None,
             retired_at_reset: nes.retired(),
             dropped_at_reset: 0,
             last_truth_frame: nes.frame_count(),
@@ -162,9 +220,19 @@ impl Overlay {
         self.visible
     }
 
+    pub fn panel_view(&self) -> PanelView {
+        self.panel_view
+    }
+
+    /// Shows `view` in the graph area (`--overlay-view`; M switches).
+    pub fn set_panel_view(&mut self, view: PanelView) {
+        self.panel_view = view;
+    }
+
     /// One line for `--headless` runs (scripts and tests read it):
     /// `frames=N batches=N blocks=N edges=N nodes=N drawn_edges=N dropped=N`,
-    /// plus the metrics with `--truth`.
+    /// plus the metrics with `--truth` and the memory profile's totals
+    /// (`memory_bytes=N memory_shared=N memory_deps=N`) with `--memory`.
     pub fn summary(&mut self, nes: &Nes) -> String {
         let mut line = format!(
             "frames={} batches={} blocks={} edges={} nodes={} drawn_edges={} dropped={}",
@@ -184,7 +252,25 @@ impl Overlay {
                 m.similarity, m.precision, m.weighted
             );
         }
+        if let Some(p) = self.memory.as_mut().and_then(MemoryWorker::latest) {
+            let _ = write!(
+                line,
+                " memory_bytes={} memory_shared={} memory_deps={}",
+                p.bytes, p.shared_total, p.dependences_total
+            );
+        }
         line
+    }
+
+    /// Before each emulated frame: with `--memory-bursts`, whether the
+    /// memory recorder counts, follows writers or pauses in this frame (as
+    /// `profile` does, `profiler::session::burst_state`).
+    pub fn before_frame(&mut self, nes: &mut Nes) {
+        if let Some((on, period, warmup)) = self.memory_bursts {
+            if self.session.is_some() {
+                nes.set_memory_state(session::burst_state(nes.frame_count(), on, period, warmup));
+            }
+        }
     }
 
     fn dropped(&self) -> u64 {
@@ -208,7 +294,31 @@ impl Overlay {
                     worker.submit(counts, frame);
                 }
                 self.last_truth_frame = frame;
+                // Not both copies in one frame: on a busy game (fff) the
+                // memory view's alone can take most of the panel's 2 ms. It
+                // comes a frame later.
+                return;
             }
+        }
+        self.refresh_memory(nes);
+    }
+
+    /// Hands the memory view's worker a copy of the profile when the view
+    /// is shown, a second has passed since the last (or a refresh is due)
+    /// and the worker is idle: the graph view costs nothing.
+    fn refresh_memory(&mut self, nes: &mut Nes) {
+        if self.panel_view != PanelView::Memory || !self.visible {
+            return;
+        }
+        let Some(worker) = self.memory.as_mut() else {
+            return;
+        };
+        let frame = nes.frame_count();
+        let due = self
+            .last_memory_frame
+            .is_none_or(|last| frame >= last + MEMORY_EVERY_FRAMES);
+        if due && worker.idle() && self.session.is_some() && worker.submit(nes, frame) {
+            self.last_memory_frame = Some(frame);
         }
     }
 
@@ -269,6 +379,15 @@ impl Overlay {
                 self.reset(nes);
             }
             Action::Reset => self.reset(nes),
+            Action::SwitchView => {
+                self.panel_view = match self.panel_view {
+                    PanelView::Graph => PanelView::Memory,
+                    PanelView::Memory => PanelView::Graph,
+                };
+                // At once, also while paused: the last picture may be old.
+                self.last_memory_frame = None;
+                self.refresh_memory(nes);
+            }
         }
     }
 
@@ -281,6 +400,11 @@ impl Overlay {
         if let Some(worker) = self.truth.as_mut() {
             worker.reset();
         }
+        // The memory profile started over with the flow counts.
+        if let Some(worker) = self.memory.as_mut() {
+            worker.reset();
+        }
+        self.last_memory_frame = None;
         self.retired_at_reset = nes.retired();
         self.dropped_at_reset = self.dropped();
         self.last_truth_frame = nes.frame_count();
@@ -314,6 +438,19 @@ impl Overlay {
             let graph = self.snapshot.read().graph.clone();
             worker.set(truth::compare(&graph, counts, nes.frame_count()));
         }
+        if let (Some(worker), Some(memory), Some(counts)) = (
+            self.memory.as_mut(),
+            finished.memory.as_deref(),
+            finished.counts.as_deref(),
+        ) {
+            worker.set(memory::picture(
+                &self.layout,
+                self.symbols.as_deref(),
+                memory,
+                counts,
+                nes.frame_count(),
+            ));
+        }
     }
 
     /// Draws the panel into the window buffer `buf` (rows of `stride`
@@ -345,7 +482,7 @@ impl Overlay {
         // The PC by its label, else by its code address (`03:A1F0` on a
         // banked board, `$C123` otherwise).
         let code = nes.pc_code();
-        let pc_name = Some(match &self.symbols {
+        let pc_name = Some(match self.symbols.as_deref() {
             Some(s) => s.describe(code),
             None => emu::code_addr::label(code),
         });
@@ -373,6 +510,14 @@ impl Overlay {
             frame,
         };
         panel::draw_status(&mut canvas, &l, &status, &mut self.line);
+        if self.panel_view == PanelView::Memory {
+            let enabled = self.memory.is_some();
+            let picture = self.memory.as_mut().and_then(MemoryWorker::latest);
+            memory::draw_legend(&mut canvas, &l, picture, enabled, &mut self.line);
+            memory::draw(&mut canvas, &l, picture, enabled, &mut self.line);
+            panel::draw_footer(&mut canvas, &l);
+            return;
+        }
         panel::draw_legend(
             &mut canvas,
             &l,
@@ -410,7 +555,7 @@ impl Overlay {
             frame,
             nes.pc_code(),
         );
-        if let Some(symbols) = &self.symbols {
+        if let Some(symbols) = self.symbols.as_deref() {
             self.draw_node_labels(&mut canvas, &l, symbols);
         }
         if self.graph.hidden_edges > 0 {

@@ -11,7 +11,7 @@
 //! |      ▌    \  | ))            |  leaders, graph: backward arcs left of
 //! | C000 ▌     - +-              |  the axis, forward arcs right of it
 //! | ...                          |
-//! | O hide  C colour  1-4  R reset|  footer
+//! | O hide C col M mem 1-4 R reset|  footer
 //! +------------------------------+
 //! ```
 
@@ -291,16 +291,40 @@ pub fn draw_axis_labels(canvas: &mut Canvas, layout: &Layout, axis: &Axis, line:
     }
 }
 
-/// The key help at the bottom.
+/// The key help at the bottom, longest first: the first that fits the
+/// panel is drawn (the default 3× panel has room for 30 characters).
+const FOOTERS: [&str; 3] = [
+    "O hide  C colour  M memory  1-4  R reset",
+    "O hide C colour M memory 1-4 R reset",
+    "O hide C col M mem 1-4 R reset",
+];
+
+/// The key help at the bottom: the keys bright, what they do dim (which
+/// keeps them apart where the short footer has single spaces).
 pub fn draw_footer(canvas: &mut Canvas, layout: &Layout) {
-    text::draw(
-        canvas,
-        layout.pad,
-        layout.footer_y,
-        layout.text_scale,
-        colors::TEXT_DIM,
-        "O hide  C colour  1-4  R reset",
-    );
+    let ts = layout.text_scale;
+    let room = layout.width - 2 * layout.pad;
+    let footer = FOOTERS
+        .iter()
+        .find(|f| text::width(f, ts) <= room)
+        .unwrap_or(&FOOTERS[FOOTERS.len() - 1]);
+    let mut x = layout.pad;
+    for (i, word) in footer.split(' ').enumerate() {
+        // Words alternate key, action (empty words are the double spaces).
+        let key = word.len() <= 3
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-');
+        let color = if key && !word.is_empty() {
+            colors::TEXT
+        } else {
+            colors::TEXT_DIM
+        };
+        if i > 0 {
+            x += text::CELL * ts;
+        }
+        x = text::draw(canvas, x, layout.footer_y, ts, color, word);
+    }
 }
 
 #[cfg(test)]
@@ -318,5 +342,16 @@ mod tests {
             assert!(l.band_y + l.band_h <= l.footer_y);
         }
         assert_eq!(Layout::new(3).text_scale, 2);
+    }
+
+    #[test]
+    fn a_footer_fits_every_scale() {
+        for scale in 1..=8 {
+            let l = Layout::new(scale);
+            let fits = FOOTERS
+                .iter()
+                .any(|f| text::width(f, l.text_scale) <= l.width - 2 * l.pad);
+            assert!(fits, "scale {scale}");
+        }
     }
 }
