@@ -149,11 +149,28 @@ const EMPTY_CELL: Cell = Cell {
 /// hashing (a per-(byte, instruction) hash map, with a one-entry cache per
 /// byte, cost a lookup on 40 % of accesses: a byte that several
 /// instructions take turns at misses every time).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Instruction {
     pc: u32,
     first: u32,
     cells: Vec<Cell>,
+}
+
+impl Clone for Instruction {
+    fn clone(&self) -> Self {
+        Instruction {
+            pc: self.pc,
+            first: self.first,
+            cells: self.cells.clone(),
+        }
+    }
+
+    /// Reuses `self`'s cells ([`MemoryProfile::copy_from`]).
+    fn clone_from(&mut self, source: &Self) {
+        self.pc = source.pc;
+        self.first = source.first;
+        self.cells.clone_from(&source.cells);
+    }
 }
 
 /// Key of a dependence counter: (writer, reader, addr, nca, crosses).
@@ -349,6 +366,51 @@ impl MemoryProfile {
             activations: Vec::new(),
             activations_stale: false,
         }
+    }
+
+    /// Makes `self` a copy of `other`, reusing `self`'s buffers (the live
+    /// overlay copies the profile about once a second, and a fresh
+    /// allocation of several megabytes each time cost a frame's budget).
+    pub fn copy_from(&mut self, other: &MemoryProfile) {
+        // Every field named, so that a new one cannot be forgotten here.
+        let MemoryProfile {
+            instructions,
+            writer,
+            dep_index,
+            dep_counts,
+            lifetime,
+            wram,
+            recording,
+            pc,
+            node,
+            context,
+            retired,
+            block_high,
+            tree,
+            pushes,
+            activations,
+            activations_stale,
+        } = self;
+        instructions.list.clone_from(&other.instructions.list);
+        instructions.direct.clone_from(&other.instructions.direct);
+        instructions.index.clone_from(&other.instructions.index);
+        writer.clone_from(&other.writer);
+        dep_index.clone_from(&other.dep_index);
+        dep_counts.clone_from(&other.dep_counts);
+        tree.parents.clone_from(&other.tree.parents);
+        tree.depths.clone_from(&other.tree.depths);
+        tree.contexts.clone_from(&other.tree.contexts);
+        activations.clone_from(&other.activations);
+        *lifetime = other.lifetime;
+        *wram = other.wram;
+        *recording = other.recording;
+        *pc = other.pc;
+        *node = other.node;
+        *context = other.context;
+        *retired = other.retired;
+        *block_high = other.block_high;
+        *pushes = other.pushes;
+        *activations_stale = other.activations_stale;
     }
 
     /// Drops reads more than `instructions` after their write from the
@@ -808,6 +870,17 @@ mod tests {
                 .expect("counted");
             assert_eq!(own[0].count, nmis - 1);
         }
+    }
+
+    #[test]
+    fn copy_from_copies_everything() {
+        let p = record(Engine::Translator, counter_program(), 6);
+        let mut copy = record(Engine::Interpreter, counter_program(), 2);
+        copy.copy_from(&p);
+        assert_eq!(copy.dependences(), p.dependences());
+        assert!(copy.accesses().eq(p.accesses()));
+        assert!(copy.byte_counts().eq(p.byte_counts()));
+        assert_eq!(copy.instructions(), p.instructions());
     }
 
     #[test]
