@@ -304,6 +304,24 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         h90.num_edges(),
         truth.h99.num_edges()
     );
+    // What the bursty recorders cover: a reader comparing "exact %" with
+    // "executed" needs to know the truth saw only part of the run.
+    if let Some((on, period)) = args.truth_bursts {
+        let _ = writeln!(
+            report,
+            "           (truth in bursts: the first {on} of every {period} frames)"
+        );
+    }
+    if let Some((on, period, warmup)) = args.memory_bursts {
+        let tracked = match warmup {
+            Some(w) => format!("writers followed in the {w} frames before each"),
+            None => "writers followed between them".into(),
+        };
+        let _ = writeln!(
+            report,
+            "memory in bursts: the first {on} of every {period} frames, {tracked}"
+        );
+    }
     let _ = writeln!(
         report,
         "hot CFG    {} blocks, {} edges, {} bins; edge profile {} edges",
