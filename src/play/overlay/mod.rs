@@ -22,9 +22,11 @@
 //! `recency` (ages by diffing snapshots), `panel` (layout and text), `text`
 //! (bitmap font), `canvas` (pixel primitives), `colors`, `presets` (keys
 //! 1–4), `view` (the snapshot copy), `memory` and `memory_worker` (the
-//! memory view).
+//! memory view), `background` (the threads behind `truth` and
+//! `memory_worker`).
 
 pub mod axis;
+pub mod background;
 pub mod canvas;
 pub mod colors;
 pub mod graph;
