@@ -18,49 +18,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::panel::{nesprof, repo, temp_dir, Image, BG, SCALE, TEXT_DIM};
 use common::tools::require;
-use common::x11::{
-    capture, find_window, read_png, start_xvfb, wait_with_stderr, xdotool, KillOnDrop,
-};
+use common::x11::{capture, find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
 
 use nesprof::play::overlay::panel::Layout;
-
-const SCALE: usize = 3;
-/// The panel's background (`overlay::colors::BG`) as RGB.
-const BG: [u8; 3] = [0x10, 0x12, 0x18];
-/// Its dim text (`overlay::colors::TEXT_DIM`): hints and notes, never arcs.
-const TEXT_DIM: [u8; 3] = [0x80, 0x88, 0x98];
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nesprof-overlay-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-struct Image {
-    w: usize,
-    h: usize,
-    pixels: Vec<[u8; 3]>,
-}
-
-impl Image {
-    fn read(path: &Path) -> Image {
-        let (w, h, pixels) = read_png(path);
-        Image { w, h, pixels }
-    }
-
-    fn at(&self, x: usize, y: usize) -> [u8; 3] {
-        self.pixels[y * self.w + x]
-    }
-}
 
 /// Panel-relative rectangles of the window image at [`SCALE`].
 struct Panel {
@@ -122,7 +88,7 @@ fn capture_image(display: &str, window: &str, path: &Path) -> Image {
 #[test]
 fn overlay_in_a_window_shows_edges_and_live_text() {
     require(&["Xvfb", "xdotool", "import"]);
-    let dir = temp_dir("window");
+    let dir = temp_dir("overlay-window");
     let (_xvfb, display) = start_xvfb(340, "1600x900x24");
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
         .args([
@@ -213,16 +179,9 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-fn nesprof(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_nesprof"))
-        .args(args)
-        .output()
-        .expect("nesprof runs")
-}
-
 #[test]
 fn headless_screenshot_has_game_and_panel() {
-    let dir = temp_dir("headless");
+    let dir = temp_dir("overlay-headless");
     let shot = dir.join("overlay.png");
     let rom = repo().join("roms-test/fountain.nes");
     let movie = repo().join("movies/fountain.fm2");

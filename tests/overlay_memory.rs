@@ -17,53 +17,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::panel::{nesprof, repo, temp_dir, Image, BG, SCALE, TEXT_DIM};
 use common::tools::require;
-use common::x11::{
-    capture, find_window, read_png, start_xvfb, wait_with_stderr, xdotool, KillOnDrop,
-};
+use common::x11::{capture, find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
 
 use nesprof::play::overlay::memory::{MapPlace, MemoryLayout};
 use nesprof::play::overlay::panel::Layout;
-
-const SCALE: usize = 3;
-/// The panel's background (`overlay::colors::BG`) and dim text
-/// (`overlay::colors::TEXT_DIM`) as RGB.
-const BG: [u8; 3] = [0x10, 0x12, 0x18];
-const TEXT_DIM: [u8; 3] = [0x80, 0x88, 0x98];
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "nesprof-overlay-memory-{name}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-struct Image {
-    w: usize,
-    pixels: Vec<[u8; 3]>,
-}
-
-impl Image {
-    fn read(path: &Path) -> Image {
-        let (w, _, pixels) = read_png(path);
-        Image { w, pixels }
-    }
-
-    /// A pixel of the panel, which starts right of the 3× game.
-    fn panel(&self, x: i32, y: i32) -> [u8; 3] {
-        self.pixels[y as usize * self.w + 256 * SCALE + x as usize]
-    }
-}
 
 /// Heat-map cells drawn at `place`: (cells, read cells, written cells).
 fn heat_cells(img: &Image, place: &MapPlace) -> (usize, usize, usize) {
@@ -97,13 +60,6 @@ fn lit(img: &Image, layout: &Layout, y0: i32, y1: i32) -> usize {
         .flat_map(|y| (rule..layout.width).map(move |x| (x, y)))
         .filter(|&(x, y)| img.panel(x, y) != BG)
         .count()
-}
-
-fn nesprof(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_nesprof"))
-        .args(args)
-        .output()
-        .expect("nesprof runs")
 }
 
 /// `play --headless` of `rom` with its movie for `frames` frames and
@@ -142,7 +98,7 @@ fn field(summary: &str, name: &str) -> Option<u64> {
 
 #[test]
 fn memory_view_shows_the_ram_heat_map_and_the_lists() {
-    let dir = temp_dir("tracker");
+    let dir = temp_dir("overlay-memory-tracker");
     let movie = repo().join("movies/tracker.fm2");
     let (summary, img) = headless(
         &repo().join("roms-test/tracker.nes"),
@@ -185,7 +141,7 @@ fn memory_view_shows_the_ram_heat_map_and_the_lists() {
 
 #[test]
 fn memory_view_shows_wram_when_the_game_uses_it() {
-    let dir = temp_dir("fff");
+    let dir = temp_dir("overlay-memory-fff");
     let fff = common::roms_root().join("games/fff.nes");
     let movie = repo().join("movies/fff.fm2");
     let (summary, img) = headless(
@@ -214,7 +170,7 @@ fn memory_view_shows_wram_when_the_game_uses_it() {
 
 #[test]
 fn without_memory_the_view_is_a_hint() {
-    let dir = temp_dir("hint");
+    let dir = temp_dir("overlay-memory-hint");
     let movie = repo().join("movies/tracker.fm2");
     let (summary, img) = headless(
         &repo().join("roms-test/tracker.nes"),
@@ -247,7 +203,7 @@ fn without_memory_the_view_is_a_hint() {
 #[test]
 fn m_switches_a_window_to_the_memory_view_and_back() {
     require(&["Xvfb", "xdotool", "import"]);
-    let dir = temp_dir("window");
+    let dir = temp_dir("overlay-memory-window");
     let (_xvfb, display) = start_xvfb(440, "1600x900x24");
     let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
         .args([

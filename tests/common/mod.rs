@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod panel;
 pub mod tools;
 pub mod x11;
 
