@@ -83,8 +83,6 @@ pub struct Dependence {
 struct Writer {
     pc: u32,
     node: u32,
-    /// The recorder's instruction count at the write.
-    at: u64,
     /// Frames entered before the write (`CallStacks::pushes`): an open
     /// frame with a later serial began after the write.
     serial: u64,
@@ -93,7 +91,6 @@ struct Writer {
 const NO_WRITER: Writer = Writer {
     pc: NONE,
     node: 0,
-    at: 0,
     serial: 0,
 };
 
@@ -313,6 +310,9 @@ impl Tree {
 pub struct MemoryProfile {
     instructions: Instructions,
     writer: Vec<Writer>,
+    /// The recorder's instruction count at each byte's last write, kept
+    /// only with a lifetime (16-byte writers are a quarter of a cache line).
+    written_at: Vec<u64>,
     dep_index: FastMap<(u64, u64), u32>,
     dep_counts: Vec<(DepKey, u64)>,
     /// Reads further than this many instructions from their write are not
@@ -347,6 +347,7 @@ impl MemoryProfile {
         MemoryProfile {
             instructions: Instructions::new(),
             writer: vec![NO_WRITER; SLOTS],
+            written_at: vec![0; SLOTS],
             dep_index: FastMap::default(),
             dep_counts: Vec::new(),
             lifetime: None,
@@ -376,6 +377,7 @@ impl MemoryProfile {
         let MemoryProfile {
             instructions,
             writer,
+            written_at,
             dep_index,
             dep_counts,
             lifetime,
@@ -395,6 +397,7 @@ impl MemoryProfile {
         instructions.direct.clone_from(&other.instructions.direct);
         instructions.index.clone_from(&other.instructions.index);
         writer.clone_from(&other.writer);
+        written_at.clone_from(&other.written_at);
         dep_index.clone_from(&other.dep_index);
         dep_counts.clone_from(&other.dep_counts);
         tree.parents.clone_from(&other.tree.parents);
@@ -414,7 +417,8 @@ impl MemoryProfile {
     }
 
     /// Drops reads more than `instructions` after their write from the
-    /// dependences (`None`: keep all).
+    /// dependences (`None`: keep all). Set it before recording: write
+    /// times are kept only while a lifetime is set.
     pub fn set_lifetime(&mut self, instructions: Option<u64>) {
         self.lifetime = instructions;
     }
@@ -566,7 +570,8 @@ impl MemoryProfile {
             return;
         };
         let w = self.writer[slot];
-        let dependent = w.pc != NONE && self.lifetime.is_none_or(|l| self.retired - w.at <= l);
+        let dependent =
+            w.pc != NONE && self.lifetime.is_none_or(|l| self.retired - self.written_at[slot] <= l);
         self.read_times(slot, 1, dependent as u64);
     }
 
@@ -646,9 +651,11 @@ impl MemoryProfile {
         self.writer[slot] = Writer {
             pc: self.pc,
             node: self.node,
-            at: self.retired,
             serial: self.pushes,
         };
+        if self.lifetime.is_some() {
+            self.written_at[slot] = self.retired;
+        }
     }
 
     /// The instruction at CPU address `op_pc` (in the block or bank
@@ -666,9 +673,11 @@ impl MemoryProfile {
         self.writer[slot] = Writer {
             pc: self.block_high | op_pc as u32,
             node: self.node,
-            at: self.retired,
             serial: self.pushes,
         };
+        if self.lifetime.is_some() {
+            self.written_at[slot] = self.retired;
+        }
     }
 
     /// A push wrote the stack byte at `addr`: not an access (see the module
@@ -710,7 +719,7 @@ impl MemoryProfile {
                     None => iterations,
                     // Iteration i (from 0) reads at base + i·len + offset.
                     Some(l) => {
-                        let first = base + offset - w.at;
+                        let first = base + offset - self.written_at[slot];
                         if first > l {
                             0
                         } else {
