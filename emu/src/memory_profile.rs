@@ -22,14 +22,22 @@
 //! further than that from their write (depsim's idea: far-apart pairs are
 //! seldom what one looks for).
 //!
-//! Cost: the engines run a second monomorphisation of the instruction code
-//! (`cpu::Recorded`) only while this recorder is attached, so the plain
-//! engines pay nothing. While recording, the translator keeps its idle
-//! window and its idle-loop skipping (the skipped iterations' reads are
-//! counted in bulk, [`MemoryProfile::repeat_reads`]); an access finds its
-//! (instruction, byte) cell through a direct-mapped table and a dense
-//! per-instruction range, and a read whose writer and call-stack nodes are
-//! the cell's last ones counts there, without a lookup.
+//! Bursts (VMAD's idea: instrument sampled stretches only): between them
+//! the recorder counts nothing but still follows each byte's last writer
+//! ([`MemoryProfile::set_recording`], `nes::MemoryState`), so a burst
+//! counts exactly what a full recording counts in its frames.
+//!
+//! Cost: the engines run other monomorphisations of the instruction code
+//! (`cpu::Recorded`: every access, or writes only) only while this
+//! recorder is attached, so the plain engines pay nothing; the
+//! translator's blocks switch handler tables as they run
+//! (`translate::block::Block::set_handlers`). While recording, the
+//! translator keeps its idle window and its idle-loop skipping (the skipped
+//! iterations' reads are counted in bulk, `MemoryProfile::repeat_reads`);
+//! an access finds its (instruction, byte) cell through a direct-mapped
+//! table and a dense per-instruction range, and a read whose writer and
+//! call-stack nodes are one of the cell's last two pairs counts there,
+//! without a lookup.
 
 use crate::int_hash::IntMap;
 
@@ -570,8 +578,10 @@ impl MemoryProfile {
             return;
         };
         let w = self.writer[slot];
-        let dependent =
-            w.pc != NONE && self.lifetime.is_none_or(|l| self.retired - self.written_at[slot] <= l);
+        let dependent = w.pc != NONE
+            && self
+                .lifetime
+                .is_none_or(|l| self.retired - self.written_at[slot] <= l);
         self.read_times(slot, 1, dependent as u64);
     }
 
