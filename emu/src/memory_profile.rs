@@ -582,14 +582,13 @@ impl MemoryProfile {
             && self
                 .lifetime
                 .is_none_or(|l| self.retired - self.written_at[slot] <= l);
-        self.read_times(slot, 1, dependent as u64);
+        self.read_times(slot, w, 1, dependent as u64);
     }
 
     /// Counts `times` reads of `slot` by the running instruction, `dependent`
-    /// of them as dependences on the byte's last writer.
+    /// of them as dependences on its last writer `w`.
     #[inline(always)]
-    fn read_times(&mut self, slot: usize, times: u64, dependent: u64) {
-        let w = self.writer[slot];
+    fn read_times(&mut self, slot: usize, w: Writer, times: u64, dependent: u64) {
         let cell = self.instructions.cell(self.pc, slot);
         cell.reads += times;
         if dependent == 0 {
@@ -738,7 +737,7 @@ impl MemoryProfile {
                     }
                 }
             };
-            self.read_times(slot, iterations, dependent);
+            self.read_times(slot, w, iterations, dependent);
         }
         self.retired = base + iterations * len;
     }

@@ -134,8 +134,8 @@ pub struct Overlay {
     panel_view: PanelView,
     /// With `--memory`: the memory view's refreshes.
     memory: Option<MemoryWorker>,
-    /// With `--memory-bursts`: (on, period, warm-up) frames.
-    memory_bursts: Option<(u32, u32, Option<u32>)>,
+    /// The session's settings (its bursts switch the recorders per frame).
+    settings: ProfileSettings,
     /// Frame of the last memory refresh handed over (`None`: one is due).
     last_memory_frame: Option<u64>,
     /// Baselines at the last reset, for the sampled share and drops.
@@ -196,9 +196,7 @@ impl Overlay {
             visible: true,
             panel_view: PanelView::Graph,
             memory,
-            memory_bursts: settings
-                .memory_bursts
-                .map(|(on, period)| (on, period, settings.memory_warmup)),
+            settings: settings.clone(),
             last_memory_frame: None,
             retired_at_reset: nes.retired(),
             dropped_at_reset: 0,
@@ -266,12 +264,10 @@ impl Overlay {
 
     /// Before each emulated frame: with `--memory-bursts`, whether the
     /// memory recorder counts, follows writers or pauses in this frame (as
-    /// `profile` does, `profiler::session::burst_state`).
+    /// `profile` does, `profiler::session::before_frame`).
     pub fn before_frame(&mut self, nes: &mut Nes) {
-        if let Some((on, period, warmup)) = self.memory_bursts {
-            if self.session.is_some() {
-                nes.set_memory_state(session::burst_state(nes.frame_count(), on, period, warmup));
-            }
+        if self.session.is_some() {
+            session::before_frame(nes, &self.settings);
         }
     }
 
