@@ -192,18 +192,19 @@ fn add_counts(into: &mut Counts, p: &MemoryProfile, sign: i64) {
 }
 
 /// A bursty recording of `frames` frames with the recorder in
-/// `state(frame)` each frame, on `engine`: checks that the frames are as a
-/// plain run's and returns the profile.
+/// `state(frame)` each frame, on `engine`, with `lifetime`: checks that
+/// the frames are as a plain run's and returns the profile.
 fn bursty(
     replay: &Replay,
     frames: u64,
     engine: Engine,
+    lifetime: Option<u64>,
     state: impl Fn(u64) -> MemoryState,
 ) -> Box<MemoryProfile> {
     let plain = run(replay, frames, Engine::Translator, None);
     let mut nes = replay.power_on().unwrap();
     nes.set_engine(engine);
-    nes.record_memory(None);
+    nes.record_memory(lifetime);
     while nes.frame_count() < frames {
         replay.apply(&mut nes, frames).unwrap();
         nes.set_memory_state(state(nes.frame_count()));
@@ -257,8 +258,8 @@ fn bursts_count_what_the_full_profile_counts_in_their_frames() {
             MemoryState::Tracking
         }
     };
-    let a = bursty(&replay, frames, Engine::Interpreter, state);
-    let b = bursty(&replay, frames, Engine::Translator, state);
+    let a = bursty(&replay, frames, Engine::Interpreter, None, state);
+    let b = bursty(&replay, frames, Engine::Translator, None, state);
     assert!(
         contents(&a) == contents(&b),
         "the engines' bursty profiles differ"
@@ -275,33 +276,58 @@ fn bursts_count_what_the_full_profile_counts_in_their_frames() {
 }
 
 /// Bursts with a warm-up (`--memory-bursts ON/PERIOD/WARMUP`): paused
-/// before the warm-up, the recorder forgets the last writers, so a burst
-/// finds a part of what the full profile counts in its frames: no
-/// dependence it does not have, none more often, and fewer in all.
+/// before the warm-up, the recorder saw no write meanwhile. With a
+/// lifetime it forgets every last writer on resuming, so a burst finds a
+/// part of what the full profile counts in its frames: no dependence it
+/// does not have, none more often, and fewer in all. Without one it keeps
+/// the last writers of the bytes whose values did not change
+/// (`MemoryProfile::unpark`): it finds all that forgetting finds, and more.
 #[test]
 fn bursts_after_a_pause_find_part_of_their_frames_dependences() {
     let replay = replay("fff");
     let frames = 600;
     let state = |frame| profiler::session::burst_state(frame, 2, 20, Some(1));
     let in_burst = |frame| state(frame) == MemoryState::Recording;
-    let a = bursty(&replay, frames, Engine::Interpreter, state);
-    let b = bursty(&replay, frames, Engine::Translator, state);
+    // Longer than the run: the lifetime drops no read, it only makes the
+    // recorder forget the writers on resuming.
+    let endless = Some(u64::MAX);
+    let forgetting = bursty(&replay, frames, Engine::Interpreter, endless, state);
+    let b = bursty(&replay, frames, Engine::Translator, endless, state);
     assert!(
-        contents(&a) == contents(&b),
+        contents(&forgetting) == contents(&b),
         "the engines' bursty profiles differ"
     );
     let (expected, _) = full_counts_in(&replay, frames, in_burst);
-    let mut found = Counts::new();
-    add_counts(&mut found, &a, 1);
-    for (key, n) in &found {
+    let mut forgot = Counts::new();
+    add_counts(&mut forgot, &forgetting, 1);
+    for (key, n) in &forgot {
         let full = expected.get(key).copied().unwrap_or(0);
         assert!(*n <= full, "{key:?}: {n} found, {full} in the full profile");
     }
     let sum = |c: &Counts| c.values().sum::<i64>();
     assert!(
-        sum(&found) > 0 && sum(&found) < sum(&expected),
+        sum(&forgot) > 0 && sum(&forgot) < sum(&expected),
         "{} of {}",
-        sum(&found),
+        sum(&forgot),
         sum(&expected)
+    );
+
+    let keeping = bursty(&replay, frames, Engine::Interpreter, None, state);
+    let b = bursty(&replay, frames, Engine::Translator, None, state);
+    assert!(
+        contents(&keeping) == contents(&b),
+        "the engines' bursty profiles differ"
+    );
+    let mut kept = Counts::new();
+    add_counts(&mut kept, &keeping, 1);
+    for (key, n) in &forgot {
+        let k = kept.get(key).copied().unwrap_or(0);
+        assert!(k >= *n, "{key:?}: {n} found forgetting, {k} keeping");
+    }
+    assert!(
+        sum(&kept) > sum(&forgot),
+        "keeping the unchanged bytes' writers found nothing more: {} vs {}",
+        sum(&kept),
+        sum(&forgot)
     );
 }

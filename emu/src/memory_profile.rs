@@ -25,7 +25,10 @@
 //! Bursts (VMAD's idea: instrument sampled stretches only): between them
 //! the recorder counts nothing but still follows each byte's last writer
 //! ([`MemoryProfile::set_recording`], `nes::MemoryState`), so a burst
-//! counts exactly what a full recording counts in its frames.
+//! counts exactly what a full recording counts in its frames. Set aside
+//! instead (a burst's warm-up), it keeps the bytes' values and, back,
+//! the last writers of the bytes that still hold them
+//! ([`MemoryProfile::unpark`]).
 //!
 //! Cost: the engines run other monomorphisations of the instruction code
 //! (`cpu::Recorded`: every access, or writes only) only while this
@@ -347,6 +350,9 @@ pub struct MemoryProfile {
     activations: Vec<u64>,
     /// `activations` was not kept up to date (between bursts).
     activations_stale: bool,
+    /// Each recorded byte's value when the recorder was set aside
+    /// ([`MemoryProfile::park`]).
+    parked_values: Vec<u8>,
 }
 
 impl MemoryProfile {
@@ -374,6 +380,7 @@ impl MemoryProfile {
             pushes: 0,
             activations: Vec::new(),
             activations_stale: false,
+            parked_values: Vec::new(),
         }
     }
 
@@ -400,6 +407,7 @@ impl MemoryProfile {
             pushes,
             activations,
             activations_stale,
+            parked_values,
         } = self;
         instructions.list.clone_from(&other.instructions.list);
         instructions.direct.clone_from(&other.instructions.direct);
@@ -412,6 +420,7 @@ impl MemoryProfile {
         tree.depths.clone_from(&other.tree.depths);
         tree.contexts.clone_from(&other.tree.contexts);
         activations.clone_from(&other.activations);
+        parked_values.clone_from(&other.parked_values);
         *lifetime = other.lifetime;
         *wram = other.wram;
         *recording = other.recording;
@@ -517,10 +526,55 @@ impl MemoryProfile {
         self.context = self.tree.contexts[node as usize];
     }
 
-    /// Forgets every byte's last writer (recording resumes after a pause:
-    /// writes made meanwhile were not seen).
-    pub fn forget_writers(&mut self) {
+    /// Forgets every byte's last writer.
+    fn forget_writers(&mut self) {
         self.writer.fill(NO_WRITER);
+    }
+
+    /// The recorder is set aside (`nes::MemoryState::Paused`): the
+    /// engines run their plain code and no write is seen until
+    /// [`MemoryProfile::unpark`]. `peek` reads a CPU address without side
+    /// effects; the recorded bytes' values are kept to compare then.
+    pub fn park(&mut self, peek: impl Fn(u16) -> u8) {
+        let slots = self.slots();
+        self.parked_values.clear();
+        self.parked_values
+            .extend((0..slots).map(|slot| peek(Self::slot_addr(slot))));
+    }
+
+    /// The recorder is back after [`MemoryProfile::park`]. A byte whose
+    /// value changed meanwhile was written by code not seen, so its last
+    /// writer is forgotten (a read of it before the next write seen is not
+    /// a dependence). A byte with its old value keeps its last writer:
+    /// it was not written, or written with the value it held — most often
+    /// by the same instruction, which is what makes this worth it: a
+    /// variable set once per level, or a flag stored every frame, is read
+    /// in the next burst with its real writer, where forgetting every
+    /// writer lost the far writes of every burst. The cost of the guess: a
+    /// byte rewritten with its own value by another instruction is blamed
+    /// on the earlier writer. With a lifetime every writer is forgotten
+    /// (the instructions run while parked were not counted, so how far
+    /// back a kept write lies is unknown).
+    pub fn unpark(&mut self, peek: impl Fn(u16) -> u8) {
+        let slots = self.slots();
+        if self.lifetime.is_some() || self.parked_values.len() != slots {
+            self.forget_writers();
+            return;
+        }
+        for slot in 0..slots {
+            if peek(Self::slot_addr(slot)) != self.parked_values[slot] {
+                self.writer[slot] = NO_WRITER;
+            }
+        }
+    }
+
+    /// How many bytes are recorded (PRG RAM only where there is some).
+    fn slots(&self) -> usize {
+        if self.wram {
+            SLOTS
+        } else {
+            RAM_BYTES
+        }
     }
 
     /// Whether accesses are counted now (else only the last writers are
@@ -858,6 +912,41 @@ mod tests {
         ];
         let nmi = [0xE6, 0x10, 0x40]; // 9000 INC $10 ; RTI
         nrom(&main, &nmi)
+    }
+
+    /// Set aside and back: a byte whose value changed meanwhile lost its
+    /// last writer, one that kept its value kept it; with a lifetime every
+    /// writer is forgotten.
+    #[test]
+    fn resuming_keeps_the_writers_of_unchanged_bytes() {
+        for lifetime in [None, Some(1000)] {
+            let mut p = MemoryProfile::new(false);
+            p.set_lifetime(lifetime);
+            let mut ram = [0u8; RAM_BYTES];
+            p.enter_block(0);
+            p.begin_op(0x8000);
+            for (addr, value) in [(0x10, 1), (0x11, 2)] {
+                p.write(addr);
+                ram[addr as usize] = value;
+            }
+            p.park(|a| ram[a as usize & 0x7FF]);
+            ram[0x11] = 3; // by code the recorder did not see
+            p.unpark(|a| ram[a as usize & 0x7FF]);
+            p.begin_op(0x8100);
+            p.read(0x10);
+            p.read(0x11);
+            let found: Vec<_> = p
+                .dependences()
+                .iter()
+                .map(|d| (d.writer, d.reader, d.addr, d.count))
+                .collect();
+            let expected = match lifetime {
+                None => vec![(0x8000, 0x8100, 0x10, 1)],
+                Some(_) => vec![],
+            };
+            assert_eq!(found, expected, "lifetime {lifetime:?}");
+            assert_eq!(p.accesses().count(), 4, "the reads still count");
+        }
     }
 
     #[test]

@@ -69,9 +69,9 @@ pub enum MemoryState {
     /// took their values from, however long before.
     Tracking,
     /// Set aside: the engines run their plain code. Resuming forgets the
-    /// last writers (writes made meanwhile were not seen), so reads early
-    /// in the next burst whose write came before the pause are not
-    /// dependences.
+    /// last writers of the bytes whose values changed meanwhile (writes not
+    /// seen; see [`MemoryProfile::unpark`]), so reads early in the next
+    /// burst of those bytes are not dependences.
     Paused,
 }
 
@@ -406,15 +406,14 @@ impl Nes {
     /// next run.
     pub fn set_memory_state(&mut self, state: MemoryState) {
         if state == MemoryState::Paused {
-            if let Some(m) = self.bus.memory.take() {
+            if let Some(mut m) = self.bus.memory.take() {
+                m.park(|addr| self.bus.peek(addr));
                 self.parked_memory = Some(m);
             }
             return;
         }
         if let Some(mut m) = self.parked_memory.take() {
-            // Writes made while paused were not seen: a read is never
-            // paired with a write from before the pause.
-            m.forget_writers();
+            m.unpark(|addr| self.bus.peek(addr));
             self.bus.memory = Some(m);
         }
         if let Some(m) = self.bus.memory.as_deref_mut() {

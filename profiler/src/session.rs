@@ -56,7 +56,8 @@ pub struct ProfileSettings {
     /// With `memory_bursts`: follow the last writers only in the `w` frames
     /// before each burst, and run the plain code before that (`None`: in
     /// every frame between bursts). Cheaper, but a read in a burst whose
-    /// write came before the warm-up is not counted as a dependence.
+    /// write came before the warm-up is counted only if the byte kept its
+    /// value since the last burst (`MemoryProfile::unpark`).
     pub memory_warmup: Option<u32>,
     /// Record the truth (the flow counts) only in the first `on` frames of
     /// every `period` (`None`: every frame): the truth CFG, the metrics

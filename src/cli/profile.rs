@@ -96,8 +96,9 @@ pub struct ProfileArgs {
     /// writer, so a burst's reads are paired with their true writes. With
     /// /WARMUP (e.g. 3/90/10) writers are noted only in the WARMUP frames
     /// before each burst and the plain code runs before that: cheaper, but
-    /// a read whose write came earlier is not counted (default: every
-    /// frame).
+    /// a byte whose value changed unseen loses its writer until written
+    /// again (one that kept its value keeps it; with --memory-lifetime
+    /// every writer is lost) (default: every frame).
     #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]
     pub memory_bursts: Option<(u32, u32, Option<u32>)>,
     /// Record the truth (exact flow counts) only in the first ON frames of
