@@ -6,10 +6,11 @@
 //! where MODE is `ON/PERIOD[/WARMUP]` (memory recorded in bursts, the truth
 //! recorder on throughout; WARMUP: frames of write tracking before each
 //! burst, without it every frame between bursts tracks writes),
-//! `truth:ON/PERIOD` (the truth recorder in bursts, no memory recorder) or
-//! `both:ON/PERIOD[/WARMUP]` (both in the same bursts). Always measured:
-//! `none` (the sampler and the hot-CFG builder only), `truth` (what
-//! `profile` runs) and `truth+memory` (`profile --memory`).
+//! `truth:ON/PERIOD` (the truth recorder in bursts, no memory recorder),
+//! `both:ON/PERIOD[/WARMUP]` (both in the same bursts) or `memory` (memory
+//! recorded every frame, the truth recorder only following call stacks).
+//! Always measured: `none` (the sampler and the hot-CFG builder only),
+//! `truth` (what `profile` runs) and `truth+memory` (`profile --memory`).
 //!
 //! Columns: `vs none` and `vs truth` are the extra time against those
 //! two; `deps weighted` is the share of the full memory profile's reads
@@ -21,8 +22,10 @@
 //! (`gfc::metrics::weighted`).
 //!
 //! Speed: frames per second of this thread's CPU time (the emulating
-//! thread; the builder's does the same work in every mode); every mode runs
-//! once per round and its best round counts (see `main`).
+//! thread; the builder's does the same work in every mode), and of
+//! wall-clock time (`wall`: the memory recorder's worker thread replays its
+//! log on the other core, and the run waits for it to finish); every mode
+//! runs once per round and its best round counts (see `main`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -39,6 +42,9 @@ enum Mode {
     Plain,
     /// Memory recorded every frame.
     MemoryFull,
+    /// Memory recorded every frame, the truth recorder only following
+    /// call stacks (what the memory profile needs from it).
+    MemoryOnly,
     /// Memory in bursts (on, period, warm-up).
     MemoryBursts(u32, u32, Option<u32>),
     /// No truth recorder at all.
@@ -52,6 +58,9 @@ enum Mode {
 /// What a run found.
 struct Found {
     fps: f64,
+    /// Frames per second of wall-clock time, waiting for the memory
+    /// recorder's worker included.
+    wall_fps: f64,
     deps: Vec<Dependence>,
     truth: Option<Cfg>,
 }
@@ -61,6 +70,10 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
     match mode {
         Mode::Plain | Mode::TruthOff => {}
         Mode::MemoryFull => settings.memory = Some(None),
+        Mode::MemoryOnly => {
+            settings.memory = Some(None);
+            settings.truth_bursts = Some((0, 1));
+        }
         Mode::MemoryBursts(on, period, warmup) => {
             settings.memory = Some(None);
             settings.memory_bursts = Some((on, period));
@@ -76,6 +89,7 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
     }
     let mut nes = replay.power_on().expect("power on");
     let start = thread_cpu_seconds();
+    let wall = std::time::Instant::now();
     if mode == Mode::TruthOff {
         // `session::run`'s loop, with the session told not to record the
         // truth.
@@ -96,6 +110,7 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
         let fps = frames as f64 / (thread_cpu_seconds() - start);
         return Found {
             fps,
+            wall_fps: frames as f64 / wall.elapsed().as_secs_f64(),
             deps: Vec::new(),
             truth: None,
         };
@@ -104,6 +119,7 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
     let fps = frames as f64 / (thread_cpu_seconds() - start);
     Found {
         fps,
+        wall_fps: frames as f64 / wall.elapsed().as_secs_f64(),
         deps: run.memory.map(|m| m.dependences()).unwrap_or_default(),
         truth: Some(run.truth),
     }
@@ -138,6 +154,14 @@ fn parse_mode(text: &str) -> Mode {
             (on, period, None) => Mode::TruthBursts(on, period),
             _ => fail(format!("{text}: truth bursts must be truth:ON/PERIOD")),
         }
+    } else if text == "memory" {
+        Mode::MemoryOnly
+    } else if text == "none" {
+        Mode::TruthOff
+    } else if text == "truth" {
+        Mode::Plain
+    } else if text == "truth+memory" {
+        Mode::MemoryFull
     } else if let Some(t) = text.strip_prefix("both:") {
         let (on, period, warmup) = bursts(t);
         Mode::Both(on, period, warmup)
@@ -156,6 +180,7 @@ fn label(mode: Mode) -> String {
         Mode::TruthOff => "none".into(),
         Mode::Plain => "truth".into(),
         Mode::MemoryFull => "truth+memory".into(),
+        Mode::MemoryOnly => "memory".into(),
         Mode::MemoryBursts(on, period, w) => format!("memory {}", bursts(on, period, w)),
         Mode::TruthBursts(on, period) => format!("truth {}", bursts(on, period, None)),
         Mode::Both(on, period, w) => format!("both {}", bursts(on, period, w)),
@@ -174,7 +199,6 @@ fn main() {
         .parse()
         .unwrap_or_else(|_| fail("FRAMES must be a whole number".into()));
     let asked: Vec<Mode> = args[4..].iter().map(|a| parse_mode(a)).collect();
-
     // Every mode runs once per round, and its best round counts: on this
     // shared 2-core machine a run's time varied by several per cent, as
     // much as what is measured, and noise only ever adds time. A first,
@@ -186,9 +210,12 @@ fn main() {
     for _ in 0..ROUNDS {
         for (i, &mode) in modes.iter().enumerate() {
             let f = run(&replay, frames, mode);
-            let best = found[i].as_ref().map_or(0.0, |b| b.fps);
-            let fps = best.max(f.fps);
-            found[i] = Some(Found { fps, ..f });
+            let (fps, wall_fps) = found[i]
+                .as_ref()
+                .map_or((0.0, 0.0), |b| (b.fps, b.wall_fps));
+            let fps = fps.max(f.fps);
+            let wall_fps = wall_fps.max(f.wall_fps);
+            found[i] = Some(Found { fps, wall_fps, ..f });
         }
     }
     let found: Vec<Found> = found.into_iter().map(|f| f.expect("measured")).collect();
@@ -201,11 +228,14 @@ fn main() {
 
     println!("{}: {frames} frames", args[1]);
     println!(
-        "{:<20} {:>6} {:>8} {:>8} {:>8} {:>9} {:>8} {:>11} {:>9}",
+        "{:<20} {:>6} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>11} {:>9}",
         "mode",
         "fps",
         "vs none",
         "vs truth",
+        "wall fps",
+        "wall none",
+        "wall truth",
         "deps",
         "weighted",
         "distinct",
@@ -219,11 +249,17 @@ fn main() {
             f.fps,
             100.0 * (none.fps / f.fps - 1.0)
         );
+        line += &format!("{:>+7.1}% ", 100.0 * (plain.fps / f.fps - 1.0));
+        line += &format!(
+            "{:>9.0} {:>+8.1}% {:>+8.1}% ",
+            f.wall_fps,
+            100.0 * (none.wall_fps / f.wall_fps - 1.0),
+            100.0 * (plain.wall_fps / f.wall_fps - 1.0)
+        );
         if mode == Mode::TruthOff {
             println!("{line}");
             continue;
         }
-        line += &format!("{:>+7.1}% ", 100.0 * (plain.fps / f.fps - 1.0));
         if f.deps.is_empty() {
             line += &format!("{:>8} {:>9} {:>8} ", "", "", "");
         } else {
@@ -240,6 +276,10 @@ fn main() {
                 covered as f64 / total.max(1) as f64,
                 full_keys.intersection(&keys).count() as f64 / full_keys.len().max(1) as f64
             );
+        }
+        if mode == Mode::MemoryOnly {
+            println!("{line}");
+            continue;
         }
         let truth = f.truth.as_ref().expect("truth recorded");
         line += &format!(

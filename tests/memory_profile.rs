@@ -230,15 +230,16 @@ fn full_counts_in(replay: &Replay, frames: u64, in_burst: impl Fn(u64) -> bool) 
         replay.apply(&mut nes, frames).unwrap();
         let frame = nes.frame_count();
         if in_burst(frame) {
-            add_counts(&mut expected, nes.memory_profile().unwrap(), -1);
+            add_counts(&mut expected, &nes.memory_profile().unwrap(), -1);
         }
         nes.run_frame();
         if in_burst(frame) {
-            add_counts(&mut expected, nes.memory_profile().unwrap(), 1);
+            add_counts(&mut expected, &nes.memory_profile().unwrap(), 1);
         }
     }
     expected.retain(|_, n| *n != 0);
-    (expected, nes.memory_profile().unwrap().dependences().len())
+    let total = nes.memory_profile().unwrap().dependences().len();
+    (expected, total)
 }
 
 /// Bursty recording (`profile --memory-bursts`): frames unchanged, both
@@ -281,7 +282,7 @@ fn bursts_count_what_the_full_profile_counts_in_their_frames() {
 /// part of what the full profile counts in its frames: no dependence it
 /// does not have, none more often, and fewer in all. Without one it keeps
 /// the last writers of the bytes whose values did not change
-/// (`MemoryProfile::unpark`): it finds all that forgetting finds, and more.
+/// (`MemoryRecorder::unpark`): it finds all that forgetting finds, and more.
 #[test]
 fn bursts_after_a_pause_find_part_of_their_frames_dependences() {
     let replay = replay("fff");

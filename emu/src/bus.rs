@@ -58,10 +58,10 @@ pub struct Bus {
     /// may have decoded was written, the PRG mapping changed, or a frame
     /// ended. Cleared by the translator.
     pub attention: bool,
-    /// The memory-dependence recorder (`memory_profile.rs`), when attached:
+    /// The memory-dependence recorder (`memory_log.rs`), when attached:
     /// fed by the instruction code's `cpu::Recorded` cycles, which the
     /// engines use only while it is.
-    pub memory: Option<Box<crate::memory_profile::MemoryProfile>>,
+    pub memory: Option<Box<crate::memory_log::MemoryRecorder>>,
 }
 
 impl Bus {

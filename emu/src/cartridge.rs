@@ -128,6 +128,19 @@ impl Cartridge {
         }
     }
 
+    /// The 8 KiB of PRG RAM the CPU reads at $6000-$7FFF now, when that is
+    /// one plain slice of it (`None` for split or closed windows, or none
+    /// mapped: read those through [`Cartridge::cpu_read`]).
+    pub fn prg_ram_window(&self) -> Option<&[u8]> {
+        if self.ram_halves.is_some()
+            || (self.ram_follows_ppu && self.mapper.prg_ram_closed_by_ppu())
+        {
+            return None;
+        }
+        let base = self.banks.prg_ram?;
+        self.prg_ram.get(base..base + 0x2000)
+    }
+
     /// A read of $8000-$FFFF: PRG ROM under the current banks. No mapper
     /// here has read side effects.
     #[inline(always)]

@@ -5,7 +5,10 @@
 //! there is no window, audio device or clock here, so the machine is
 //! deterministic: the same ROM and inputs give the same frames.
 //!
-//! Front-ends use [`Nes`] (`nes.rs`), the one door into the machine.
+//! Front-ends use [`Nes`] (`nes.rs`), the one door into the machine. (One
+//! exception to "the caller's thread": the memory-dependence recorder
+//! replays its log on a worker thread, `memory_log.rs`; the profile is the
+//! same as if it ran in place.)
 //!
 //! The sampler's capture is here too, in `sampling.rs`, although sampling is
 //! the `profiler` crate's business (DESIGN.md puts "the sampler" there):
@@ -20,7 +23,8 @@
 //! banks). The flow counts follow call stacks (`call_stacks.rs`, for flame
 //! graphs and dependence attribution). Two more recorders hang off the bus
 //! and cartridge, fed by both engines' shared instruction code only when
-//! attached: the memory-dependence recorder (`memory_profile.rs`) and the
+//! attached: the memory-dependence recorder (`memory_log.rs` and
+//! `memory_profile.rs`) and the
 //! code/data access log (`access_log.rs`, for FCEUX `.cdl` files); the
 //! recorders' integer-keyed maps share one hasher (`int_hash.rs`).
 
@@ -42,6 +46,7 @@ pub mod hash;
 pub mod input_file;
 pub mod int_hash;
 pub mod mapper;
+pub mod memory_log;
 pub mod memory_profile;
 pub mod movie;
 pub mod nes;

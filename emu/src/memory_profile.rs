@@ -28,29 +28,51 @@
 //! counts exactly what a full recording counts in its frames. Set aside
 //! instead (a burst's warm-up), it keeps the bytes' values and, back,
 //! the last writers of the bytes that still hold them
-//! ([`MemoryProfile::unpark`]).
+//! (`memory_log::MemoryRecorder::unpark`).
 //!
-//! Cost: the engines run other monomorphisations of the instruction code
-//! (`cpu::Recorded`: every access, or writes only) only while this
-//! recorder is attached, so the plain engines pay nothing; the
+//! This is the recorder's back half: the engines call
+//! `memory_log::MemoryRecorder`, which logs their calls for a worker
+//! thread to replay here (the lookups below are most of the cost, and run
+//! on another core). The engines run other monomorphisations of the
+//! instruction code (`cpu::Recorded`: every access, or writes only) only
+//! while the recorder is attached, so the plain engines pay nothing; the
 //! translator's blocks switch handler tables as they run
 //! (`translate::block::Block::set_handlers`). While recording, the
 //! translator keeps its idle window and its idle-loop skipping (the skipped
-//! iterations' reads are counted in bulk, `MemoryProfile::repeat_reads`);
-//! an access finds its (instruction, byte) cell through a direct-mapped
+//! iterations' reads are counted in bulk, `MemoryProfile::repeat_reads`).
+//! An access finds its (instruction, byte) cell through a direct-mapped
 //! table and a dense per-instruction range, and a read whose writer and
 //! call-stack nodes are one of the cell's last two pairs counts there,
 //! without a lookup.
 
 use crate::int_hash::IntMap;
 
-use crate::call_stacks::{CallStacks, FrameKind};
-
 /// Internal RAM bytes recorded (mirrors folded).
 pub const RAM_BYTES: usize = 0x800;
 /// PRG RAM bytes recorded ($6000-$7FFF).
 pub const WRAM_BYTES: usize = 0x2000;
-const SLOTS: usize = RAM_BYTES + WRAM_BYTES;
+pub(crate) const SLOTS: usize = RAM_BYTES + WRAM_BYTES;
+
+/// The recorded byte (its index in the recorder's tables) a CPU address
+/// is, if any: internal RAM with its mirrors folded, and PRG RAM on a
+/// board (`wram`) that has some.
+#[inline(always)]
+pub(crate) fn slot(addr: u16, wram: bool) -> Option<usize> {
+    match addr {
+        0x0000..=0x1FFF => Some((addr & 0x7FF) as usize),
+        0x6000..=0x7FFF if wram => Some(RAM_BYTES + (addr - 0x6000) as usize),
+        _ => None,
+    }
+}
+
+/// The CPU address of a recorded byte (see [`slot`]).
+pub(crate) fn slot_addr(slot: usize) -> u16 {
+    if slot < RAM_BYTES {
+        slot as u16
+    } else {
+        0x6000 + (slot - RAM_BYTES) as u16
+    }
+}
 const NONE: u32 = u32::MAX;
 
 /// The interrupt context code runs in.
@@ -334,25 +356,20 @@ pub struct MemoryProfile {
     /// Counting accesses (in a burst, or always); else only following
     /// each byte's last writer (see [`MemoryProfile::set_recording`]).
     recording: bool,
-    // The instruction running now (set by the engines).
+    // The instruction running now (`memory_log.rs` replays the engines'
+    // calls).
     pc: u32,
     node: u32,
     context: Context,
     /// Instructions (and interrupt entries) begun while recording.
     retired: u64,
-    /// The high bits of the code addresses of the translated block running
-    /// (`translate::block::Block::code_high`).
-    block_high: u32,
     tree: Tree,
     /// The call stacks' `pushes` and open frames' activation serials, as of
-    /// the last [`MemoryProfile::follow`].
+    /// the last move (`MemoryProfile::moved_to`).
     pushes: u64,
     activations: Vec<u64>,
     /// `activations` was not kept up to date (between bursts).
     activations_stale: bool,
-    /// Each recorded byte's value when the recorder was set aside
-    /// ([`MemoryProfile::park`]).
-    parked_values: Vec<u8>,
 }
 
 impl MemoryProfile {
@@ -371,7 +388,6 @@ impl MemoryProfile {
             node: 0,
             context: Context::Main,
             retired: 0,
-            block_high: 0,
             tree: Tree {
                 parents: vec![0],
                 depths: vec![0],
@@ -380,7 +396,6 @@ impl MemoryProfile {
             pushes: 0,
             activations: Vec::new(),
             activations_stale: false,
-            parked_values: Vec::new(),
         }
     }
 
@@ -402,12 +417,10 @@ impl MemoryProfile {
             node,
             context,
             retired,
-            block_high,
             tree,
             pushes,
             activations,
             activations_stale,
-            parked_values,
         } = self;
         instructions.list.clone_from(&other.instructions.list);
         instructions.direct.clone_from(&other.instructions.direct);
@@ -420,7 +433,6 @@ impl MemoryProfile {
         tree.depths.clone_from(&other.tree.depths);
         tree.contexts.clone_from(&other.tree.contexts);
         activations.clone_from(&other.activations);
-        parked_values.clone_from(&other.parked_values);
         *lifetime = other.lifetime;
         *wram = other.wram;
         *recording = other.recording;
@@ -428,7 +440,6 @@ impl MemoryProfile {
         *node = other.node;
         *context = other.context;
         *retired = other.retired;
-        *block_high = other.block_high;
         *pushes = other.pushes;
         *activations_stale = other.activations_stale;
     }
@@ -445,136 +456,59 @@ impl MemoryProfile {
         self.lifetime
     }
 
-    /// An instruction (or interrupt entry) at code address `code` begins
-    /// (the interpreter's step has it already, from the probes' code map).
-    #[inline]
-    pub fn begin(&mut self, code: u32) {
-        self.pc = code;
-        self.block_high = code & !0xFFFF;
-        self.retired += 1;
+    /// The next access is by the instruction at code address `pc`,
+    /// `retired` instructions after the previous one (the log's access
+    /// entries, `memory_log.rs`).
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, pc: u32, retired: u64) {
+        self.pc = pc;
+        self.retired += retired;
     }
 
-    /// A translated block whose code addresses have the high bits
-    /// `code_high` starts running (its ops' addresses need no bank lookup).
-    #[inline]
-    pub(crate) fn enter_block(&mut self, code_high: u32) {
-        self.block_high = code_high;
-    }
-
-    /// `n` ops of the block entered last retired between bursts (then the
-    /// ops do not report their beginnings, [`MemoryProfile::begin_op`]).
-    #[inline]
-    pub(crate) fn retire(&mut self, n: u64) {
+    /// `n` more instructions begun.
+    pub(crate) fn advance_retired(&mut self, n: u64) {
         self.retired += n;
     }
 
-    /// An op of the block entered last, at CPU address `pc`, begins.
-    #[inline(always)]
-    pub(crate) fn begin_op(&mut self, pc: u16) {
-        self.pc = self.block_high | pc as u32;
-        self.retired += 1;
-    }
-
-    /// The call-stack context is now `stacks`' current one (the engines
-    /// call this after every block or instruction: the usual answer, no
-    /// call or return since, costs two compares).
-    #[inline]
-    pub fn follow(&mut self, stacks: &CallStacks) {
-        let node = stacks.current_node();
-        if node != self.node || stacks.pushes() != self.pushes {
-            self.moved(stacks, node);
-        }
-    }
-
-    /// [`MemoryProfile::follow`] after a call, return or interrupt. The
-    /// open frames' activation serials are needed only by reads (the
-    /// common ancestors), so between bursts they are left stale and copied
-    /// whole when recording resumes ([`MemoryProfile::resync`]); while
-    /// recording only the frames entered since the last time are copied:
-    /// each entry adds to `pushes`, so at most that many frames on top are
-    /// new.
-    fn moved(&mut self, stacks: &CallStacks, node: u32) {
-        if node as usize >= self.tree.parents.len() {
-            self.learn_nodes(stacks);
-        }
-        if self.recording && !self.activations_stale {
-            let depth = stacks.depth();
-            let entered = (stacks.pushes() - self.pushes).min(depth as u64) as usize;
-            let keep = (depth - entered).min(self.activations.len());
-            self.activations.truncate(keep);
-            self.activations.extend(stacks.activations().skip(keep));
-        } else {
-            self.activations_stale = true;
-        }
-        self.pushes = stacks.pushes();
-        self.node = node;
-        self.context = self.tree.contexts[node as usize];
-    }
-
-    /// Takes `stacks`' current context and every open frame's activation
-    /// afresh (attaching, and when recording resumes).
-    pub fn resync(&mut self, stacks: &CallStacks) {
-        let node = stacks.current_node();
-        if node as usize >= self.tree.parents.len() {
-            self.learn_nodes(stacks);
-        }
-        self.activations.clear();
-        self.activations.extend(stacks.activations());
+    /// The call-stack context is now `node`, after `pushes` frame entries,
+    /// the open frames' activations those of the first `keep` as before and
+    /// then `entered`.
+    pub(crate) fn moved_to(&mut self, node: u32, pushes: u64, keep: usize, entered: &[u64]) {
+        self.activations.truncate(keep);
+        self.activations.extend_from_slice(entered);
+        self.moved_stale(node, pushes);
         self.activations_stale = false;
-        self.pushes = stacks.pushes();
+    }
+
+    /// [`MemoryProfile::moved_to`] between bursts: the activations are not
+    /// followed (needed only by reads), and sent whole when recording
+    /// resumes ([`MemoryProfile::resync_to`]).
+    pub(crate) fn moved_stale(&mut self, node: u32, pushes: u64) {
+        self.activations_stale = true;
+        self.pushes = pushes;
         self.node = node;
         self.context = self.tree.contexts[node as usize];
+    }
+
+    /// The call-stack context is `node` with every open frame's activation
+    /// in `activations` (attaching, and when recording resumes).
+    pub(crate) fn resync_to(&mut self, node: u32, pushes: u64, activations: &[u64]) {
+        self.activations.clear();
+        self.activations.extend_from_slice(activations);
+        self.moved_stale(node, pushes);
+        self.activations_stale = false;
     }
 
     /// Forgets every byte's last writer.
-    fn forget_writers(&mut self) {
+    pub(crate) fn forget_writers(&mut self) {
         self.writer.fill(NO_WRITER);
     }
 
-    /// The recorder is set aside (`nes::MemoryState::Paused`): the
-    /// engines run their plain code and no write is seen until
-    /// [`MemoryProfile::unpark`]. `peek` reads a CPU address without side
-    /// effects; the recorded bytes' values are kept to compare then.
-    pub fn park(&mut self, peek: impl Fn(u16) -> u8) {
-        let slots = self.slots();
-        self.parked_values.clear();
-        self.parked_values
-            .extend((0..slots).map(|slot| peek(Self::slot_addr(slot))));
-    }
-
-    /// The recorder is back after [`MemoryProfile::park`]. A byte whose
-    /// value changed meanwhile was written by code not seen, so its last
-    /// writer is forgotten (a read of it before the next write seen is not
-    /// a dependence). A byte with its old value keeps its last writer:
-    /// it was not written, or written with the value it held — most often
-    /// by the same instruction, which is what makes this worth it: a
-    /// variable set once per level, or a flag stored every frame, is read
-    /// in the next burst with its real writer, where forgetting every
-    /// writer lost the far writes of every burst. The cost of the guess: a
-    /// byte rewritten with its own value by another instruction is blamed
-    /// on the earlier writer. With a lifetime every writer is forgotten
-    /// (the instructions run while parked were not counted, so how far
-    /// back a kept write lies is unknown).
-    pub fn unpark(&mut self, peek: impl Fn(u16) -> u8) {
-        let slots = self.slots();
-        if self.lifetime.is_some() || self.parked_values.len() != slots {
-            self.forget_writers();
-            return;
-        }
-        for slot in 0..slots {
-            if peek(Self::slot_addr(slot)) != self.parked_values[slot] {
-                self.writer[slot] = NO_WRITER;
-            }
-        }
-    }
-
-    /// How many bytes are recorded (PRG RAM only where there is some).
-    fn slots(&self) -> usize {
-        if self.wram {
-            SLOTS
-        } else {
-            RAM_BYTES
-        }
+    /// Forgets `slot`'s last writer (a push overwrote it, or it changed
+    /// while the recorder was set aside).
+    #[inline]
+    pub(crate) fn forget_writer(&mut self, slot: usize) {
+        self.writer[slot] = NO_WRITER;
     }
 
     /// Whether accesses are counted now (else only the last writers are
@@ -592,45 +526,25 @@ impl MemoryProfile {
         self.recording = on;
     }
 
-    #[cold]
-    fn learn_nodes(&mut self, stacks: &CallStacks) {
+    /// The next call-stack node (ids are given in order) has `parent`,
+    /// and runs in `context` (`None`: its parent's; JSR and BRK do not
+    /// leave the interrupt context they were in).
+    pub(crate) fn learn_node(&mut self, parent: u32, context: Option<Context>) {
         let tree = &mut self.tree;
-        for node in tree.parents.len() as u32..stacks.node_count() as u32 {
-            let parent = stacks.parent(node);
-            let context = match stacks.frame(node).kind {
-                FrameKind::Nmi => Context::Nmi,
-                FrameKind::Irq | FrameKind::Interrupt => Context::Irq,
-                FrameKind::Call | FrameKind::Brk => tree.contexts[parent as usize],
-            };
-            tree.parents.push(parent);
-            tree.depths.push(tree.depths[parent as usize] + 1);
-            tree.contexts.push(context);
-        }
+        let context = context.unwrap_or(tree.contexts[parent as usize]);
+        tree.parents.push(parent);
+        tree.depths.push(tree.depths[parent as usize] + 1);
+        tree.contexts.push(context);
     }
 
     #[inline(always)]
     fn slot(&self, addr: u16) -> Option<usize> {
-        match addr {
-            0x0000..=0x1FFF => Some((addr & 0x7FF) as usize),
-            0x6000..=0x7FFF if self.wram => Some(RAM_BYTES + (addr - 0x6000) as usize),
-            _ => None,
-        }
+        slot(addr, self.wram)
     }
 
-    fn slot_addr(slot: usize) -> u16 {
-        if slot < RAM_BYTES {
-            slot as u16
-        } else {
-            0x6000 + (slot - RAM_BYTES) as u16
-        }
-    }
-
-    /// The running instruction read the byte at `addr`.
+    /// The running instruction read the byte in `slot`.
     #[inline]
-    pub fn read(&mut self, addr: u16) {
-        let Some(slot) = self.slot(addr) else {
-            return;
-        };
+    pub(crate) fn read_slot(&mut self, slot: usize) {
         let w = self.writer[slot];
         let dependent = w.pc != NONE
             && self
@@ -677,7 +591,7 @@ impl MemoryProfile {
         let key = (
             w.pc,
             self.pc,
-            Self::slot_addr(slot),
+            slot_addr(slot),
             nca,
             self.tree.contexts[w.node as usize] != self.context,
         );
@@ -706,10 +620,7 @@ impl MemoryProfile {
 
     /// The running instruction wrote the byte at `addr`.
     #[inline]
-    pub fn write(&mut self, addr: u16) {
-        let Some(slot) = self.slot(addr) else {
-            return;
-        };
+    pub(crate) fn write_slot(&mut self, slot: usize) {
         self.instructions.cell(self.pc, slot).writes += 1;
         self.writer[slot] = Writer {
             pc: self.pc,
@@ -721,34 +632,17 @@ impl MemoryProfile {
         }
     }
 
-    /// The instruction at CPU address `op_pc` (in the block or bank
-    /// entered last, see [`MemoryProfile::enter_block`]) wrote the byte at
-    /// `addr` between bursts: it becomes the byte's last writer, nothing is
-    /// counted. Its instruction count is the one the engine reported last
-    /// (the translator reports whole blocks between bursts, see
-    /// [`MemoryProfile::retire`]), so a lifetime measured from it may be
-    /// short by up to a block's length.
+    /// The running instruction wrote the byte in `slot` between bursts: it
+    /// becomes the byte's last writer, nothing is counted.
     #[inline]
-    pub(crate) fn track_write(&mut self, addr: u16, op_pc: u16) {
-        let Some(slot) = self.slot(addr) else {
-            return;
-        };
+    pub(crate) fn track_write_slot(&mut self, slot: usize) {
         self.writer[slot] = Writer {
-            pc: self.block_high | op_pc as u32,
+            pc: self.pc,
             node: self.node,
             serial: self.pushes,
         };
         if self.lifetime.is_some() {
             self.written_at[slot] = self.retired;
-        }
-    }
-
-    /// A push wrote the stack byte at `addr`: not an access (see the module
-    /// doc), but the value there is no longer the last store's.
-    #[inline]
-    pub fn push(&mut self, addr: u16) {
-        if let Some(slot) = self.slot(addr) {
-            self.writer[slot] = NO_WRITER;
         }
     }
 
@@ -815,7 +709,7 @@ impl MemoryProfile {
             .into_iter()
             .enumerate()
             .filter(|(_, (r, w))| r + w > 0)
-            .map(|(s, (r, w))| (Self::slot_addr(s), r, w))
+            .map(|(s, (r, w))| (slot_addr(s), r, w))
     }
 
     /// Reads and writes per (byte, instruction): by instruction in the
@@ -826,7 +720,7 @@ impl MemoryProfile {
                 .zip(&i.cells)
                 .filter(|(_, c)| c.reads + c.writes > 0)
                 .map(|(slot, c)| Access {
-                    addr: Self::slot_addr(slot),
+                    addr: slot_addr(slot),
                     pc: i.pc,
                     reads: c.reads,
                     writes: c.writes,
@@ -912,41 +806,6 @@ mod tests {
         ];
         let nmi = [0xE6, 0x10, 0x40]; // 9000 INC $10 ; RTI
         nrom(&main, &nmi)
-    }
-
-    /// Set aside and back: a byte whose value changed meanwhile lost its
-    /// last writer, one that kept its value kept it; with a lifetime every
-    /// writer is forgotten.
-    #[test]
-    fn resuming_keeps_the_writers_of_unchanged_bytes() {
-        for lifetime in [None, Some(1000)] {
-            let mut p = MemoryProfile::new(false);
-            p.set_lifetime(lifetime);
-            let mut ram = [0u8; RAM_BYTES];
-            p.enter_block(0);
-            p.begin_op(0x8000);
-            for (addr, value) in [(0x10, 1), (0x11, 2)] {
-                p.write(addr);
-                ram[addr as usize] = value;
-            }
-            p.park(|a| ram[a as usize & 0x7FF]);
-            ram[0x11] = 3; // by code the recorder did not see
-            p.unpark(|a| ram[a as usize & 0x7FF]);
-            p.begin_op(0x8100);
-            p.read(0x10);
-            p.read(0x11);
-            let found: Vec<_> = p
-                .dependences()
-                .iter()
-                .map(|d| (d.writer, d.reader, d.addr, d.count))
-                .collect();
-            let expected = match lifetime {
-                None => vec![(0x8000, 0x8100, 0x10, 1)],
-                Some(_) => vec![],
-            };
-            assert_eq!(found, expected, "lifetime {lifetime:?}");
-            assert_eq!(p.accesses().count(), 4, "the reads still count");
-        }
     }
 
     #[test]

@@ -14,10 +14,12 @@ use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
 use crate::hash::fnv1a64;
+use crate::memory_log::MemoryRecorder;
 use crate::memory_profile::MemoryProfile;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
 use crate::translate::Translator;
+use parking_lot::MutexGuard;
 
 /// Which execution engine runs the CPU. Both give bit-identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -70,7 +72,7 @@ pub enum MemoryState {
     Tracking,
     /// Set aside: the engines run their plain code. Resuming forgets the
     /// last writers of the bytes whose values changed meanwhile (writes not
-    /// seen; see [`MemoryProfile::unpark`]), so reads early in the next
+    /// seen; see [`MemoryRecorder::unpark`]), so reads early in the next
     /// burst of those bytes are not dependences.
     Paused,
 }
@@ -82,7 +84,7 @@ pub struct Nes {
     engine: Engine,
     translator: Option<Box<Translator>>,
     /// The memory recorder while paused ([`Nes::set_memory_state`]).
-    parked_memory: Option<Box<MemoryProfile>>,
+    parked_memory: Option<Box<MemoryRecorder>>,
     /// Instructions and interrupt entries executed since power-on.
     retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
@@ -371,8 +373,7 @@ impl Nes {
             self.record_flow();
         }
         let cart = &self.bus.cart;
-        let mut m = MemoryProfile::new(!cart.prg_ram.is_empty());
-        m.set_lifetime(lifetime);
+        let mut m = MemoryRecorder::new(!cart.prg_ram.is_empty(), lifetime);
         if let Some(flow) = self.probes.flow.as_deref() {
             m.resync(flow.call_stacks());
         }
@@ -381,16 +382,23 @@ impl Nes {
     }
 
     /// The memory profile recorded so far (`None` unless
-    /// [`Nes::record_memory`] was called).
-    pub fn memory_profile(&self) -> Option<&MemoryProfile> {
-        self.bus.memory.as_deref().or(self.parked_memory.as_deref())
+    /// [`Nes::record_memory`] was called). The recorder's worker thread
+    /// first replays all it was sent (see `memory_log.rs`); hold the
+    /// profile only briefly: the worker needs it to go on.
+    pub fn memory_profile(&mut self) -> Option<MutexGuard<'_, MemoryProfile>> {
+        let m = self
+            .bus
+            .memory
+            .as_deref_mut()
+            .or(self.parked_memory.as_deref_mut())?;
+        Some(m.profile())
     }
 
     /// Stops recording memory accesses and hands the profile over.
     pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
         let m = self.bus.memory.take().or(self.parked_memory.take());
         self.memory_detached();
-        m
+        m.map(|m| Box::new(m.finish()))
     }
 
     /// The translator's blocks go back to the plain handlers.
@@ -407,13 +415,13 @@ impl Nes {
     pub fn set_memory_state(&mut self, state: MemoryState) {
         if state == MemoryState::Paused {
             if let Some(mut m) = self.bus.memory.take() {
-                m.park(|addr| self.bus.peek(addr));
+                m.park(&self.memory_values());
                 self.parked_memory = Some(m);
             }
             return;
         }
         if let Some(mut m) = self.parked_memory.take() {
-            m.unpark(|addr| self.bus.peek(addr));
+            m.unpark(&self.memory_values());
             self.bus.memory = Some(m);
         }
         if let Some(m) = self.bus.memory.as_deref_mut() {
@@ -422,6 +430,19 @@ impl Nes {
                 m.resync(flow.call_stacks());
             }
         }
+    }
+
+    /// What the CPU reads now at each byte the memory recorder records
+    /// (`memory_profile::slot` order: RAM, then $6000-$7FFF), without side
+    /// effects.
+    fn memory_values(&self) -> Vec<u8> {
+        let mut values = Vec::with_capacity(0x800 + 0x2000);
+        values.extend_from_slice(&self.bus.ram);
+        match self.bus.cart.prg_ram_window() {
+            Some(window) => values.extend_from_slice(window),
+            None => values.extend((0x6000..=0x7FFF).map(|addr| self.bus.peek(addr))),
+        }
+        values
     }
 
     /// Stops recording flow counts and hands them over. Memory recording,

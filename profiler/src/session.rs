@@ -57,7 +57,7 @@ pub struct ProfileSettings {
     /// before each burst, and run the plain code before that (`None`: in
     /// every frame between bursts). Cheaper, but a read in a burst whose
     /// write came before the warm-up is counted only if the byte kept its
-    /// value since the last burst (`MemoryProfile::unpark`).
+    /// value since the last burst (`MemoryRecorder::unpark`).
     pub memory_warmup: Option<u32>,
     /// Record the truth (the flow counts) only in the first `on` frames of
     /// every `period` (`None`: every frame): the truth CFG, the metrics

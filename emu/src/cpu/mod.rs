@@ -77,7 +77,7 @@ pub(crate) trait Cycles {
 ///
 /// Writes between bursts are reported with the CPU address `op_pc` of the
 /// instruction making them, so that the engines need not tell the recorder
-/// when each instruction begins (`MemoryProfile::track_write`).
+/// when each instruction begins (`MemoryRecorder::track_write`).
 pub(crate) struct Recorded<S, const FULL: bool> {
     pub cycles: S,
     pub op_pc: u16,

@@ -6,7 +6,7 @@ use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::opcodes::{Mode, OPCODES};
 use crate::cpu::Cpu;
-use crate::memory_profile::MemoryProfile;
+use crate::memory_log::MemoryRecorder;
 use crate::probes::Probes;
 
 impl Translator {
@@ -97,7 +97,7 @@ impl Translator {
     /// (the only data accesses an idle loop makes, see
     /// `Block::is_idle_loop`).
     #[cold]
-    fn record_idle_reads(block: &Block, m: &mut MemoryProfile, iterations: u64) {
+    fn record_idle_reads(block: &Block, m: &mut MemoryRecorder, iterations: u64) {
         if !m.recording() {
             // Between bursts only the instruction count moves on.
             m.retire(iterations * block.ops.len() as u64);

@@ -54,27 +54,28 @@ impl MemoryWorker {
     ///
     /// [`idle`]: MemoryWorker::idle
     pub fn submit(&mut self, nes: &mut Nes, frame: u64) -> bool {
-        if nes.memory_profile().is_none() {
-            return false;
-        }
+        let (counts_buffer, memory_buffer) = self.worker.take_spare().unzip();
+        let memory = {
+            let Some(profile) = nes.memory_profile() else {
+                return false;
+            };
+            match memory_buffer {
+                Some(mut buffer) => {
+                    buffer.copy_from(&profile);
+                    buffer
+                }
+                None => Box::new(profile.clone()),
+            }
+        };
         let Some(counts) = nes.flow_counts() else {
             return false;
         };
-        let (counts, memory) = match self.worker.take_spare() {
-            Some((mut counts_buffer, mut memory_buffer)) => {
-                counts_buffer.copy_from(counts);
-                if let Some(memory) = nes.memory_profile() {
-                    memory_buffer.copy_from(memory);
-                }
-                (counts_buffer, memory_buffer)
+        let counts = match counts_buffer {
+            Some(mut buffer) => {
+                buffer.copy_from(counts);
+                buffer
             }
-            None => {
-                let counts = Box::new(counts.clone());
-                let Some(memory) = nes.memory_profile() else {
-                    return false;
-                };
-                (counts, Box::new(memory.clone()))
-            }
+            None => Box::new(counts.clone()),
         };
         self.worker.submit((counts, memory), frame)
     }

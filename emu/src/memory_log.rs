@@ -1,0 +1,732 @@
+//! The memory-dependence recorder's front half: what the engines call as
+//! instructions run ([`MemoryRecorder`]), written as a log that a worker
+//! thread replays into the [`MemoryProfile`] (`memory_profile.rs`, the back
+//! half: the tables, the pairing of reads with writes, the call-tree
+//! attribution).
+//!
+//! Why two halves: looking up an access's (instruction, byte) cell, its
+//! last writer and their common ancestor is most of what recording memory
+//! costs, and on the emulating thread every nanosecond of it is a
+//! nanosecond of emulation lost. Appending eight bytes to a buffer is
+//! cheap and its stores stream through the cache; the lookups run on
+//! another core. The log replays the calls the engines made, in their
+//! order, so the profile is the one the recorder would have built in
+//! place (the engines-identical and burst tests compare exact counts).
+//! The emulating thread waits only when the worker falls a few buffers
+//! behind, and whenever the profile is read ([`MemoryRecorder::profile`]
+//! first replays everything logged).
+//!
+//! An entry is one `u64`: an access is `pc << 32 | retired << 17 | kind <<
+//! 14 | slot` (the instruction's code address, the instructions begun
+//! since the previous entry, what happened, the byte); the rarer events
+//! (the call stacks moved, a pause ended, an idle loop was skipped) are a
+//! [`CONTROL`] entry whose slot field says which, followed by their words.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::call_stacks::{CallStacks, FrameKind};
+use crate::memory_profile::{Context, MemoryProfile};
+
+/// Entry kinds (bits 14-16).
+const READ: u64 = 0;
+const WRITE: u64 = 1;
+/// A write between bursts: it only becomes the byte's last write.
+const TRACK: u64 = 2;
+/// A push overwrote a stack byte (see `memory_profile.rs`).
+const PUSH: u64 = 3;
+const CONTROL: u64 = 4;
+
+/// Control entries (in the slot field).
+/// Payload: the instructions begun since the last entry.
+const RETIRED: u64 = 0;
+/// Payload: `parent << 8 | context` of the next call-stack node (context
+/// 0: its parent's, 1: NMI, 2: IRQ).
+const NODE: u64 = 1;
+/// Payload: `node << 32 | keep`, pushes, then serials to append.
+const MOVED: u64 = 2;
+/// Payload: node, pushes (activations left stale).
+const MOVED_STALE: u64 = 3;
+/// Payload: `node << 32 | depth`, pushes, then every activation serial.
+const RESYNC: u64 = 4;
+/// Payload: 1 while recording, 0 while only following writers.
+const SET_RECORDING: u64 = 5;
+/// No payload: every last writer is forgotten.
+const FORGET_ALL: u64 = 6;
+/// Payload: a count, then the slots whose last writer is forgotten.
+const FORGET: u64 = 7;
+/// Payload: iterations, a count of ops, then each op as `pc << 32 |
+/// has_addr << 16 | addr`.
+const REPEAT: u64 = 8;
+
+const SLOT_BITS: u32 = 14;
+const KIND_SHIFT: u32 = 14;
+const RETIRED_SHIFT: u32 = 17;
+/// Instructions an access entry can carry; more take a [`RETIRED`] entry.
+const RETIRED_MAX: u64 = (1 << (32 - RETIRED_SHIFT)) - 1;
+
+/// Entries per buffer handed to the worker: large enough that the hand-over
+/// is rare, small enough to stay in the cache the worker reads it from.
+const CHUNK: usize = 1 << 14;
+/// Buffers the worker may be behind before the emulating thread waits.
+/// The worker needs about a fifth of the emulation's time but shares its
+/// core with the hot-CFG builder, and a frame logs one or two buffers: with
+/// 8 in flight the emulating thread waited for it often enough to lose a
+/// tenth of its speed (fff, 3600 frames), with 64 (8 MiB, some 40 frames)
+/// it did not wait.
+const IN_FLIGHT: usize = 64;
+
+/// The engines' side of the memory recorder (see the module doc).
+pub struct MemoryRecorder {
+    log: Vec<u64>,
+    worker: Worker,
+    wram: bool,
+    lifetime: Option<u64>,
+    /// Counting accesses now (else only following each byte's last writer).
+    recording: bool,
+    /// The instruction running now, and the high bits of the code addresses
+    /// of the translated block (or the bank) it runs from.
+    pc: u32,
+    block_high: u32,
+    /// Instructions begun and not yet in an entry.
+    retired: u64,
+    /// What the profile knows of the call stacks: the node and `pushes` at
+    /// the last follow, how many nodes it has learnt, how many open frames'
+    /// activations it holds and whether they are stale (not followed
+    /// between bursts, see `MemoryProfile`'s `activations`).
+    node: u32,
+    pushes: u64,
+    known_nodes: usize,
+    activations: usize,
+    activations_stale: bool,
+    /// The recorded bytes' values when set aside ([`MemoryRecorder::park`]).
+    parked_values: Vec<u8>,
+}
+
+impl MemoryRecorder {
+    /// A recorder for a board with PRG RAM if `wram`, dropping reads further
+    /// than `lifetime` instructions from their write, with its worker
+    /// thread started.
+    pub fn new(wram: bool, lifetime: Option<u64>) -> MemoryRecorder {
+        let mut profile = MemoryProfile::new(wram);
+        profile.set_lifetime(lifetime);
+        MemoryRecorder {
+            log: Vec::with_capacity(CHUNK),
+            worker: Worker::start(profile),
+            wram,
+            lifetime,
+            recording: true,
+            pc: 0,
+            block_high: 0,
+            retired: 0,
+            node: 0,
+            pushes: 0,
+            known_nodes: 1,
+            activations: 0,
+            activations_stale: false,
+            parked_values: Vec::new(),
+        }
+    }
+
+    /// The lifetime given to [`MemoryRecorder::new`].
+    pub fn lifetime(&self) -> Option<u64> {
+        self.lifetime
+    }
+
+    /// Whether accesses are counted now (else only the last writers are
+    /// followed; see [`MemoryRecorder::set_recording`]).
+    #[inline(always)]
+    pub fn recording(&self) -> bool {
+        self.recording
+    }
+
+    /// Bursts: between them (`false`) the engines report only writes, and
+    /// the profile keeps only each byte's last writer, so that a read in
+    /// the next burst is paired with the write it really took its value
+    /// from, however long before. Nothing is counted between bursts.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+        self.control(SET_RECORDING, &[on as u64]);
+    }
+
+    /// Everything logged so far replayed, the profile recorded until now.
+    pub fn profile(&mut self) -> MutexGuard<'_, MemoryProfile> {
+        self.flush();
+        self.worker.wait();
+        self.worker.profile.lock()
+    }
+
+    /// Stops the worker and hands the profile over.
+    pub fn finish(mut self) -> MemoryProfile {
+        self.flush();
+        self.worker.wait();
+        let profile = Arc::clone(&self.worker.profile);
+        drop(self);
+        Arc::try_unwrap(profile)
+            .map(Mutex::into_inner)
+            .unwrap_or_else(|shared| shared.lock().clone())
+    }
+
+    /// Hands the worker what is logged, with the instructions begun since
+    /// the last entry.
+    fn flush(&mut self) {
+        if self.retired > 0 {
+            let n = std::mem::take(&mut self.retired);
+            self.control(RETIRED, &[n]);
+        }
+        if !self.log.is_empty() {
+            self.hand_over();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&mut self) {
+        let fresh = self.worker.empty_buffer();
+        let full = std::mem::replace(&mut self.log, fresh);
+        self.worker.send(full);
+    }
+
+    #[inline(always)]
+    fn push_entry(&mut self, entry: u64) {
+        if self.log.len() == self.log.capacity() {
+            self.hand_over();
+        }
+        // Never reallocates: the buffer had room or was replaced by one
+        // of `CHUNK` entries.
+        self.log.push(entry);
+    }
+
+    /// An access entry for `slot` by the running instruction.
+    #[inline(always)]
+    fn access(&mut self, kind: u64, pc: u32, slot: usize) {
+        if self.retired > RETIRED_MAX {
+            let n = std::mem::take(&mut self.retired);
+            self.control(RETIRED, &[n]);
+        }
+        let entry =
+            (pc as u64) << 32 | self.retired << RETIRED_SHIFT | kind << KIND_SHIFT | slot as u64;
+        self.retired = 0;
+        self.push_entry(entry);
+    }
+
+    /// A control entry `what` with its payload (the instructions begun
+    /// since the last entry go first).
+    fn control(&mut self, what: u64, payload: &[u64]) {
+        if what != RETIRED && self.retired > 0 {
+            let n = std::mem::take(&mut self.retired);
+            self.control(RETIRED, &[n]);
+        }
+        self.push_entry(CONTROL << KIND_SHIFT | what);
+        for &word in payload {
+            self.push_entry(word);
+        }
+    }
+
+    #[inline(always)]
+    fn slot(&self, addr: u16) -> Option<usize> {
+        crate::memory_profile::slot(addr, self.wram)
+    }
+
+    /// An instruction (or interrupt entry) at code address `code` begins
+    /// (the interpreter's step has it already, from the probes' code map).
+    #[inline]
+    pub fn begin(&mut self, code: u32) {
+        self.pc = code;
+        self.block_high = code & !0xFFFF;
+        self.retired += 1;
+    }
+
+    /// A translated block whose code addresses have the high bits
+    /// `code_high` starts running (its ops' addresses need no bank lookup).
+    #[inline]
+    pub(crate) fn enter_block(&mut self, code_high: u32) {
+        self.block_high = code_high;
+    }
+
+    /// `n` ops of the block entered last retired between bursts (then the
+    /// ops do not report their beginnings, [`MemoryRecorder::begin_op`]).
+    #[inline]
+    pub(crate) fn retire(&mut self, n: u64) {
+        self.retired += n;
+    }
+
+    /// An op of the block entered last, at CPU address `pc`, begins.
+    #[inline(always)]
+    pub(crate) fn begin_op(&mut self, pc: u16) {
+        self.pc = self.block_high | pc as u32;
+        self.retired += 1;
+    }
+
+    /// The running instruction read the byte at `addr`.
+    #[inline]
+    pub fn read(&mut self, addr: u16) {
+        if let Some(slot) = self.slot(addr) {
+            self.access(READ, self.pc, slot);
+        }
+    }
+
+    /// The running instruction wrote the byte at `addr`.
+    #[inline]
+    pub fn write(&mut self, addr: u16) {
+        if let Some(slot) = self.slot(addr) {
+            self.access(WRITE, self.pc, slot);
+        }
+    }
+
+    /// The instruction at CPU address `op_pc` (in the block or bank
+    /// entered last) wrote the byte at `addr` between bursts: it becomes
+    /// the byte's last writer, nothing is counted. Its instruction count is
+    /// the one the engine reported last (the translator reports whole
+    /// blocks between bursts, see [`MemoryRecorder::retire`]), so a
+    /// lifetime measured from it may be short by up to a block's length.
+    #[inline]
+    pub(crate) fn track_write(&mut self, addr: u16, op_pc: u16) {
+        if let Some(slot) = self.slot(addr) {
+            self.access(TRACK, self.block_high | op_pc as u32, slot);
+        }
+    }
+
+    /// A push wrote the stack byte at `addr`: not an access, but the value
+    /// there is no longer the last store's.
+    #[inline]
+    pub fn push(&mut self, addr: u16) {
+        if let Some(slot) = self.slot(addr) {
+            self.access(PUSH, self.pc, slot);
+        }
+    }
+
+    /// The call-stack context is now `stacks`' current one (the engines
+    /// call this after every block or instruction: the usual answer, no
+    /// call or return since, costs two compares).
+    #[inline]
+    pub fn follow(&mut self, stacks: &CallStacks) {
+        let node = stacks.current_node();
+        if node != self.node || stacks.pushes() != self.pushes {
+            self.moved(stacks, node);
+        }
+    }
+
+    /// [`MemoryRecorder::follow`] after a call, return or interrupt. The
+    /// open frames' activation serials are needed only by reads (the
+    /// common ancestors), so between bursts they are left stale and sent
+    /// whole when recording resumes ([`MemoryRecorder::resync`]); while
+    /// recording only the frames entered since the last time are sent:
+    /// each entry adds to `pushes`, so at most that many frames on top are
+    /// new.
+    #[cold]
+    fn moved(&mut self, stacks: &CallStacks, node: u32) {
+        self.learn_nodes(stacks);
+        if self.recording && !self.activations_stale {
+            let depth = stacks.depth();
+            let entered = (stacks.pushes() - self.pushes).min(depth as u64) as usize;
+            let keep = (depth - entered).min(self.activations);
+            self.control(MOVED, &[(node as u64) << 32 | keep as u64, stacks.pushes()]);
+            for serial in stacks.activations().skip(keep) {
+                self.push_entry(serial);
+            }
+            // The end of the serials: no serial is `u64::MAX`.
+            self.push_entry(u64::MAX);
+            self.activations = depth;
+        } else {
+            self.activations_stale = true;
+            self.control(MOVED_STALE, &[node as u64, stacks.pushes()]);
+        }
+        self.pushes = stacks.pushes();
+        self.node = node;
+    }
+
+    /// Takes `stacks`' current context and every open frame's activation
+    /// afresh (attaching, and when recording resumes).
+    pub fn resync(&mut self, stacks: &CallStacks) {
+        self.learn_nodes(stacks);
+        let node = stacks.current_node();
+        let depth = stacks.depth();
+        self.control(
+            RESYNC,
+            &[(node as u64) << 32 | depth as u64, stacks.pushes()],
+        );
+        for serial in stacks.activations() {
+            self.push_entry(serial);
+        }
+        self.activations = depth;
+        self.activations_stale = false;
+        self.pushes = stacks.pushes();
+        self.node = node;
+    }
+
+    /// Sends the nodes `stacks` has that the profile has not learnt.
+    fn learn_nodes(&mut self, stacks: &CallStacks) {
+        while self.known_nodes < stacks.node_count() {
+            let node = self.known_nodes as u32;
+            let context = match stacks.frame(node).kind {
+                FrameKind::Call | FrameKind::Brk => 0,
+                FrameKind::Nmi => 1,
+                FrameKind::Irq | FrameKind::Interrupt => 2,
+            };
+            self.control(NODE, &[(stacks.parent(node) as u64) << 8 | context]);
+            self.known_nodes += 1;
+        }
+    }
+
+    /// An idle loop's `iterations` further runs, counted without running
+    /// them (`translate::idle`): `ops` are its instructions' code addresses
+    /// and the byte each reads (none writes), in order
+    /// (`MemoryProfile::repeat_reads`).
+    pub(crate) fn repeat_reads(
+        &mut self,
+        ops: impl ExactSizeIterator<Item = (u32, Option<u16>)>,
+        iterations: u64,
+    ) {
+        self.control(REPEAT, &[iterations, ops.len() as u64]);
+        for (pc, addr) in ops {
+            let addr = addr.map_or(0, |a| 1 << 16 | a as u64);
+            self.push_entry((pc as u64) << 32 | addr);
+        }
+    }
+
+    /// The recorder is set aside (`nes::MemoryState::Paused`): the
+    /// engines run their plain code and no write is seen until
+    /// [`MemoryRecorder::unpark`]. `values` are what the CPU reads at
+    /// RAM and $6000-$7FFF now (in slot order, `memory_profile::slot`),
+    /// kept to compare then.
+    pub fn park(&mut self, values: &[u8]) {
+        self.parked_values.clear();
+        self.parked_values
+            .extend_from_slice(&values[..self.slots()]);
+    }
+
+    /// The recorder is back after [`MemoryRecorder::park`]. A byte whose
+    /// value changed meanwhile was written by code not seen, so its last
+    /// writer is forgotten (a read of it before the next write seen is not
+    /// a dependence). A byte with its old value keeps its last writer:
+    /// it was not written, or written with the value it held — most often
+    /// by the same instruction, which is what makes this worth it: a
+    /// variable set once per level, or a flag stored every frame, is read
+    /// in the next burst with its real writer, where forgetting every
+    /// writer lost the far writes of every burst. The cost of the guess: a
+    /// byte rewritten with its own value by another instruction is blamed
+    /// on the earlier writer. With a lifetime every writer is forgotten
+    /// (the instructions run while parked were not counted, so how far
+    /// back a kept write lies is unknown).
+    pub fn unpark(&mut self, values: &[u8]) {
+        let slots = self.slots();
+        if self.lifetime.is_some() || self.parked_values.len() != slots {
+            self.control(FORGET_ALL, &[]);
+            return;
+        }
+        let changed: Vec<u64> = (0..slots)
+            .filter(|&slot| values[slot] != self.parked_values[slot])
+            .map(|slot| slot as u64)
+            .collect();
+        self.control(FORGET, &[changed.len() as u64]);
+        for slot in changed {
+            self.push_entry(slot);
+        }
+    }
+
+    /// How many bytes are recorded (PRG RAM only where there is some).
+    fn slots(&self) -> usize {
+        if self.wram {
+            crate::memory_profile::SLOTS
+        } else {
+            crate::memory_profile::RAM_BYTES
+        }
+    }
+}
+
+impl std::fmt::Debug for MemoryRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryRecorder")
+            .field("logged", &self.log.len())
+            .field("recording", &self.recording)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The thread replaying the log into the profile.
+struct Worker {
+    profile: Arc<Mutex<MemoryProfile>>,
+    to_worker: Option<Sender<Vec<u64>>>,
+    /// Replayed buffers coming back, emptied, for reuse.
+    back: Receiver<Vec<u64>>,
+    /// Buffers sent and not yet back.
+    in_flight: usize,
+    spare: Vec<Vec<u64>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start(profile: MemoryProfile) -> Worker {
+        let profile = Arc::new(Mutex::new(profile));
+        let (to_worker, from_recorder) = crossbeam_channel::bounded::<Vec<u64>>(IN_FLIGHT);
+        let (to_recorder, back) = crossbeam_channel::unbounded();
+        let shared = Arc::clone(&profile);
+        let thread = std::thread::Builder::new()
+            .name("memory-profile".into())
+            .spawn(move || {
+                let mut replay = Replay::default();
+                for mut buffer in from_recorder {
+                    replay.apply(&mut shared.lock(), &buffer);
+                    buffer.clear();
+                    if to_recorder.send(buffer).is_err() {
+                        return;
+                    }
+                }
+            })
+            .expect("spawning the memory-profile thread");
+        Worker {
+            profile,
+            to_worker: Some(to_worker),
+            back,
+            in_flight: 0,
+            spare: Vec::new(),
+            thread: Some(thread),
+        }
+    }
+
+    fn send(&mut self, buffer: Vec<u64>) {
+        self.in_flight += 1;
+        let sent = self.to_worker.as_ref().map(|t| t.send(buffer));
+        if !matches!(sent, Some(Ok(()))) {
+            self.died();
+        }
+    }
+
+    /// An empty buffer of [`CHUNK`] entries: one the worker gave back, or
+    /// a new one while fewer than [`IN_FLIGHT`] are out.
+    fn empty_buffer(&mut self) -> Vec<u64> {
+        while let Ok(buffer) = self.back.try_recv() {
+            self.in_flight -= 1;
+            self.spare.push(buffer);
+        }
+        if let Some(buffer) = self.spare.pop() {
+            return buffer;
+        }
+        if self.in_flight < IN_FLIGHT {
+            return Vec::with_capacity(CHUNK);
+        }
+        self.take_back()
+    }
+
+    /// Waits for a buffer to come back.
+    fn take_back(&mut self) -> Vec<u64> {
+        match self.back.recv() {
+            Ok(buffer) => {
+                self.in_flight -= 1;
+                buffer
+            }
+            Err(_) => self.died(),
+        }
+    }
+
+    /// Waits until every buffer sent has been replayed.
+    fn wait(&mut self) {
+        while self.in_flight > 0 {
+            let buffer = self.take_back();
+            self.spare.push(buffer);
+        }
+    }
+
+    /// The worker stopped: only a panic in the replay does that, a bug
+    /// (its message was printed); the recording cannot go on.
+    fn died(&mut self) -> ! {
+        if let Some(thread) = self.thread.take() {
+            if let Err(panic) = thread.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        panic!("the memory-profile thread stopped");
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread's loop.
+        self.to_worker = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The worker's state between buffers: a control entry's payload may run
+/// into the next buffer, so the replay is a small state machine.
+#[derive(Default)]
+struct Replay {
+    /// The control entry being read, and the words of it read so far.
+    pending: Option<u64>,
+    words: Vec<u64>,
+}
+
+impl Replay {
+    fn apply(&mut self, p: &mut MemoryProfile, log: &[u64]) {
+        for &entry in log {
+            if let Some(what) = self.pending {
+                self.words.push(entry);
+                if self.complete(what) {
+                    self.pending = None;
+                    Self::control(p, what, &self.words);
+                    self.words.clear();
+                }
+                continue;
+            }
+            let kind = entry >> KIND_SHIFT & 7;
+            let slot = (entry & ((1 << SLOT_BITS) - 1)) as usize;
+            if kind == CONTROL {
+                self.pending = Some(slot as u64);
+                if self.complete(slot as u64) {
+                    self.pending = None;
+                    Self::control(p, slot as u64, &[]);
+                }
+                continue;
+            }
+            let retired = entry >> RETIRED_SHIFT & RETIRED_MAX;
+            let pc = (entry >> 32) as u32;
+            p.advance(pc, retired);
+            match kind {
+                READ => p.read_slot(slot),
+                WRITE => p.write_slot(slot),
+                TRACK => p.track_write_slot(slot),
+                _ => p.forget_writer(slot),
+            }
+        }
+    }
+
+    /// Whether `self.words` holds control entry `what`'s whole payload.
+    fn complete(&self, what: u64) -> bool {
+        let w = &self.words;
+        match what {
+            FORGET_ALL => true,
+            RETIRED | NODE | SET_RECORDING => w.len() == 1,
+            MOVED_STALE => w.len() == 2,
+            MOVED => w.len() > 2 && w[w.len() - 1] == u64::MAX,
+            RESYNC => w.len() >= 2 && w.len() == 2 + (w[0] & 0xFFFF_FFFF) as usize,
+            FORGET => !w.is_empty() && w.len() == 1 + w[0] as usize,
+            REPEAT => w.len() >= 2 && w.len() == 2 + w[1] as usize,
+            _ => unreachable!("unknown memory-log control {what}"),
+        }
+    }
+
+    fn control(p: &mut MemoryProfile, what: u64, w: &[u64]) {
+        match what {
+            RETIRED => p.advance_retired(w[0]),
+            NODE => {
+                let context = match w[0] & 0xFF {
+                    0 => None,
+                    1 => Some(Context::Nmi),
+                    _ => Some(Context::Irq),
+                };
+                p.learn_node((w[0] >> 8) as u32, context)
+            }
+            MOVED => p.moved_to(
+                (w[0] >> 32) as u32,
+                w[1],
+                (w[0] & 0xFFFF_FFFF) as usize,
+                &w[2..w.len() - 1],
+            ),
+            MOVED_STALE => p.moved_stale(w[0] as u32, w[1]),
+            RESYNC => p.resync_to((w[0] >> 32) as u32, w[1], &w[2..]),
+            SET_RECORDING => p.set_recording(w[0] != 0),
+            FORGET_ALL => p.forget_writers(),
+            FORGET => {
+                for &slot in &w[1..] {
+                    p.forget_writer(slot as usize);
+                }
+            }
+            REPEAT => {
+                let ops = w[2..].iter().map(|&op| {
+                    let addr = (op >> 16 & 1 == 1).then_some(op as u16);
+                    ((op >> 32) as u32, addr)
+                });
+                p.repeat_reads(ops, w[0]);
+            }
+            _ => unreachable!("unknown memory-log control {what}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Set aside and back: a byte whose value changed meanwhile lost its
+    /// last writer, one that kept its value kept it; with a lifetime every
+    /// writer is forgotten.
+    #[test]
+    fn resuming_keeps_the_writers_of_unchanged_bytes() {
+        for lifetime in [None, Some(1000)] {
+            let mut r = MemoryRecorder::new(false, lifetime);
+            let mut ram = [0u8; 0x800];
+            r.enter_block(0);
+            r.begin_op(0x8000);
+            for (addr, value) in [(0x10, 1), (0x11, 2)] {
+                r.write(addr);
+                ram[addr as usize] = value;
+            }
+            r.park(&ram);
+            ram[0x11] = 3; // by code the recorder did not see
+            r.unpark(&ram);
+            r.begin_op(0x8100);
+            r.read(0x10);
+            r.read(0x11);
+            let p = r.finish();
+            let found: Vec<_> = p
+                .dependences()
+                .iter()
+                .map(|d| (d.writer, d.reader, d.addr, d.count))
+                .collect();
+            let expected = match lifetime {
+                None => vec![(0x8000, 0x8100, 0x10, 1)],
+                Some(_) => vec![],
+            };
+            assert_eq!(found, expected, "lifetime {lifetime:?}");
+            assert_eq!(p.accesses().count(), 4, "the reads still count");
+            assert_eq!(p.instructions(), 2);
+        }
+    }
+
+    /// More entries than a buffer holds, control entries split across
+    /// buffers, and instruction counts too large for an access entry:
+    /// the profile counts every access and every instruction.
+    #[test]
+    fn long_logs_replay_whole() {
+        let mut r = MemoryRecorder::new(false, None);
+        r.enter_block(0);
+        let rounds = 3 * CHUNK as u64;
+        for i in 0..rounds {
+            r.begin_op(0x8000);
+            r.write(0x20);
+            r.begin_op(0x8003);
+            r.read(0x20);
+            if i % 1000 == 0 {
+                // An idle loop skipped: its payload may straddle buffers.
+                r.repeat_reads([(0x8010, Some(0x20)), (0x8012, None)].into_iter(), 5);
+                r.retire(RETIRED_MAX + 7);
+            }
+        }
+        let p = r.finish();
+        let skips = rounds.div_ceil(1000);
+        let reads: u64 = p
+            .accesses()
+            .filter(|a| a.pc == 0x8003)
+            .map(|a| a.reads)
+            .sum();
+        assert_eq!(reads, rounds);
+        let deps = p.dependences();
+        let count = |reader| {
+            deps.iter()
+                .filter(|d| d.reader == reader)
+                .map(|d| d.count)
+                .sum::<u64>()
+        };
+        assert_eq!((count(0x8003), count(0x8010)), (rounds, 5 * skips));
+        assert_eq!(
+            p.instructions(),
+            2 * rounds + skips * (2 * 5 + RETIRED_MAX + 7)
+        );
+    }
+}
