@@ -19,8 +19,12 @@
 //! An entry is one `u64`: an access is `pc << 32 | retired << 17 | kind <<
 //! 14 | slot` (the instruction's code address, the instructions begun
 //! since the previous entry, what happened, the byte); the rarer events
-//! (the call stacks moved, a pause ended, an idle loop was skipped) are a
+//! (the call stacks moved, a burst began, an idle loop was skipped) are a
 //! [`CONTROL`] entry whose slot field says which, followed by their words.
+//!
+//! Between bursts nothing is logged: the writes only update the last
+//! writers, which this half keeps too, and the profile is sent the whole
+//! table when the next burst begins.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -34,11 +38,9 @@ use crate::memory_profile::{Context, MemoryProfile};
 /// Entry kinds (bits 14-16).
 const READ: u64 = 0;
 const WRITE: u64 = 1;
-/// A write between bursts: it only becomes the byte's last write.
-const TRACK: u64 = 2;
 /// A push overwrote a stack byte (see `memory_profile.rs`).
-const PUSH: u64 = 3;
-const CONTROL: u64 = 4;
+const PUSH: u64 = 2;
+const CONTROL: u64 = 3;
 
 /// Control entries (in the slot field).
 /// Payload: the instructions begun since the last entry.
@@ -54,19 +56,21 @@ const MOVED_STALE: u64 = 3;
 const RESYNC: u64 = 4;
 /// Payload: 1 while recording, 0 while only following writers.
 const SET_RECORDING: u64 = 5;
-/// No payload: every last writer is forgotten.
-const FORGET_ALL: u64 = 6;
-/// Payload: a count, then the slots whose last writer is forgotten.
-const FORGET: u64 = 7;
 /// Payload: iterations, a count of ops, then each op as `pc << 32 |
 /// has_addr << 16 | addr`.
-const REPEAT: u64 = 8;
+const REPEAT: u64 = 6;
+/// Payload: a count of words, then last writers, each as its slot,
+/// `pc << 32 | node`, serial (and the instruction count of the write, with
+/// a lifetime).
+const WRITERS: u64 = 7;
 
 const SLOT_BITS: u32 = 14;
 const KIND_SHIFT: u32 = 14;
 const RETIRED_SHIFT: u32 = 17;
 /// Instructions an access entry can carry; more take a [`RETIRED`] entry.
 const RETIRED_MAX: u64 = (1 << (32 - RETIRED_SHIFT)) - 1;
+
+const NO_WRITER: (u32, u32, u64) = (u32::MAX, 0, 0);
 
 /// Entries per buffer handed to the worker: large enough that the hand-over
 /// is rare, small enough to stay in the cache the worker reads it from.
@@ -87,12 +91,29 @@ pub struct MemoryRecorder {
     lifetime: Option<u64>,
     /// Counting accesses now (else only following each byte's last writer).
     recording: bool,
-    /// The instruction running now, and the high bits of the code addresses
-    /// of the translated block (or the bank) it runs from.
-    pc: u32,
+    /// The high bits of the code addresses of the translated block (or the
+    /// bank) running: an access's instruction is these and its op's CPU
+    /// address.
     block_high: u32,
-    /// Instructions begun and not yet in an entry.
+    /// Each instruction's beginning is counted as it begins (recording with
+    /// a lifetime, which measures the distance from write to read in
+    /// instructions); else the translator counts a block's ops after it.
+    counts_each_op: bool,
+    /// Instructions begun and not yet in an entry, and those in entries.
     retired: u64,
+    logged: u64,
+    /// Each byte's last write (`pc`, call-stack node, `pushes`), kept here
+    /// too: between bursts the writes go only here, not into the log (a
+    /// store where logging costs a store and the worker's replay), and the
+    /// profile gets those that changed when a burst begins.
+    writers: Vec<(u32, u32, u64)>,
+    /// The instruction count at each byte's last write, with a lifetime.
+    written_at: Vec<u64>,
+    /// The slots whose last writer the profile has not been sent (writes
+    /// tracked here only, or writers forgotten on resuming), each once:
+    /// `unsent_mark` says which are listed.
+    unsent: Vec<u32>,
+    unsent_mark: Vec<bool>,
     /// What the profile knows of the call stacks: the node and `pushes` at
     /// the last follow, how many nodes it has learnt, how many open frames'
     /// activations it holds and whether they are stale (not followed
@@ -119,9 +140,18 @@ impl MemoryRecorder {
             wram,
             lifetime,
             recording: true,
-            pc: 0,
             block_high: 0,
+            counts_each_op: lifetime.is_some(),
             retired: 0,
+            logged: 0,
+            writers: vec![NO_WRITER; crate::memory_profile::SLOTS],
+            written_at: if lifetime.is_some() {
+                vec![0; crate::memory_profile::SLOTS]
+            } else {
+                Vec::new()
+            },
+            unsent: Vec::new(),
+            unsent_mark: vec![false; crate::memory_profile::SLOTS],
             node: 0,
             pushes: 0,
             known_nodes: 1,
@@ -148,8 +178,57 @@ impl MemoryRecorder {
     /// the next burst is paired with the write it really took its value
     /// from, however long before. Nothing is counted between bursts.
     pub fn set_recording(&mut self, on: bool) {
+        if on && !self.unsent.is_empty() {
+            self.send_writers();
+        }
         self.recording = on;
+        self.counts_each_op = on && self.lifetime.is_some();
         self.control(SET_RECORDING, &[on as u64]);
+    }
+
+    /// Gives the profile the last writers it was not sent (a burst begins
+    /// after writes it did not see).
+    fn send_writers(&mut self) {
+        let unsent = std::mem::take(&mut self.unsent);
+        let words = if self.lifetime.is_some() { 4 } else { 3 };
+        self.control(WRITERS, &[(unsent.len() * words) as u64]);
+        for &slot in &unsent {
+            let slot = slot as usize;
+            let (pc, node, serial) = self.writers[slot];
+            self.push_entry(slot as u64);
+            self.push_entry((pc as u64) << 32 | node as u64);
+            self.push_entry(serial);
+            if self.lifetime.is_some() {
+                self.push_entry(self.written_at[slot]);
+            }
+            self.unsent_mark[slot] = false;
+        }
+        self.unsent = unsent;
+        self.unsent.clear();
+    }
+
+    /// `slot`'s last writer changed without the profile being told.
+    #[inline(always)]
+    fn unsent(&mut self, slot: usize) {
+        if !self.unsent_mark[slot] {
+            self.unsent_mark[slot] = true;
+            self.unsent.push(slot as u32);
+        }
+    }
+
+    /// Instructions begun so far.
+    #[inline(always)]
+    fn instructions(&self) -> u64 {
+        self.logged + self.retired
+    }
+
+    /// This instruction's last write of `slot`.
+    #[inline(always)]
+    fn note_writer(&mut self, slot: usize, pc: u32) {
+        self.writers[slot] = (pc, self.node, self.pushes);
+        if self.lifetime.is_some() {
+            self.written_at[slot] = self.instructions();
+        }
     }
 
     /// Everything logged so far replayed, the profile recorded until now.
@@ -174,7 +253,7 @@ impl MemoryRecorder {
     /// the last entry.
     fn flush(&mut self) {
         if self.retired > 0 {
-            let n = std::mem::take(&mut self.retired);
+            let n = self.take_retired();
             self.control(RETIRED, &[n]);
         }
         if !self.log.is_empty() {
@@ -204,12 +283,13 @@ impl MemoryRecorder {
     #[inline(always)]
     fn access(&mut self, kind: u64, pc: u32, slot: usize) {
         if self.retired > RETIRED_MAX {
-            let n = std::mem::take(&mut self.retired);
+            let n = self.take_retired();
             self.control(RETIRED, &[n]);
         }
-        let entry =
-            (pc as u64) << 32 | self.retired << RETIRED_SHIFT | kind << KIND_SHIFT | slot as u64;
-        self.retired = 0;
+        let entry = (pc as u64) << 32
+            | self.take_retired() << RETIRED_SHIFT
+            | kind << KIND_SHIFT
+            | slot as u64;
         self.push_entry(entry);
     }
 
@@ -217,13 +297,21 @@ impl MemoryRecorder {
     /// since the last entry go first).
     fn control(&mut self, what: u64, payload: &[u64]) {
         if what != RETIRED && self.retired > 0 {
-            let n = std::mem::take(&mut self.retired);
+            let n = self.take_retired();
             self.control(RETIRED, &[n]);
         }
         self.push_entry(CONTROL << KIND_SHIFT | what);
         for &word in payload {
             self.push_entry(word);
         }
+    }
+
+    /// The instructions begun since the last entry, now in one.
+    #[inline(always)]
+    fn take_retired(&mut self) -> u64 {
+        let n = std::mem::take(&mut self.retired);
+        self.logged += n;
+        n
     }
 
     #[inline(always)]
@@ -235,7 +323,6 @@ impl MemoryRecorder {
     /// (the interpreter's step has it already, from the probes' code map).
     #[inline]
     pub fn begin(&mut self, code: u32) {
-        self.pc = code;
         self.block_high = code & !0xFFFF;
         self.retired += 1;
     }
@@ -247,33 +334,44 @@ impl MemoryRecorder {
         self.block_high = code_high;
     }
 
-    /// `n` ops of the block entered last retired between bursts (then the
-    /// ops do not report their beginnings, [`MemoryRecorder::begin_op`]).
+    /// Whether the translator's ops report their beginnings
+    /// ([`MemoryRecorder::begin_op`]); if not, it reports a block's ops
+    /// after it ([`MemoryRecorder::retire`]). Only a lifetime needs the
+    /// instruction count at each access: counting per op was a tenth of
+    /// what recording cost the emulating thread.
+    #[inline(always)]
+    pub(crate) fn counts_each_op(&self) -> bool {
+        self.counts_each_op
+    }
+
+    /// `n` ops of the block entered last retired, not reported one by one.
     #[inline]
     pub(crate) fn retire(&mut self, n: u64) {
         self.retired += n;
     }
 
-    /// An op of the block entered last, at CPU address `pc`, begins.
+    /// An op of the block entered last begins.
     #[inline(always)]
-    pub(crate) fn begin_op(&mut self, pc: u16) {
-        self.pc = self.block_high | pc as u32;
+    pub(crate) fn begin_op(&mut self) {
         self.retired += 1;
     }
 
-    /// The running instruction read the byte at `addr`.
+    /// The instruction at CPU address `op_pc` (in the block or bank entered
+    /// last) read the byte at `addr`.
     #[inline]
-    pub fn read(&mut self, addr: u16) {
+    pub fn read(&mut self, addr: u16, op_pc: u16) {
         if let Some(slot) = self.slot(addr) {
-            self.access(READ, self.pc, slot);
+            self.access(READ, self.block_high | op_pc as u32, slot);
         }
     }
 
-    /// The running instruction wrote the byte at `addr`.
+    /// The instruction at CPU address `op_pc` wrote the byte at `addr`.
     #[inline]
-    pub fn write(&mut self, addr: u16) {
+    pub fn write(&mut self, addr: u16, op_pc: u16) {
         if let Some(slot) = self.slot(addr) {
-            self.access(WRITE, self.pc, slot);
+            let pc = self.block_high | op_pc as u32;
+            self.note_writer(slot, pc);
+            self.access(WRITE, pc, slot);
         }
     }
 
@@ -283,10 +381,11 @@ impl MemoryRecorder {
     /// the one the engine reported last (the translator reports whole
     /// blocks between bursts, see [`MemoryRecorder::retire`]), so a
     /// lifetime measured from it may be short by up to a block's length.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn track_write(&mut self, addr: u16, op_pc: u16) {
         if let Some(slot) = self.slot(addr) {
-            self.access(TRACK, self.block_high | op_pc as u32, slot);
+            self.note_writer(slot, self.block_high | op_pc as u32);
+            self.unsent(slot);
         }
     }
 
@@ -295,7 +394,12 @@ impl MemoryRecorder {
     #[inline]
     pub fn push(&mut self, addr: u16) {
         if let Some(slot) = self.slot(addr) {
-            self.access(PUSH, self.pc, slot);
+            self.writers[slot] = NO_WRITER;
+            if self.recording {
+                self.access(PUSH, self.block_high, slot);
+            } else {
+                self.unsent(slot);
+            }
         }
     }
 
@@ -333,7 +437,11 @@ impl MemoryRecorder {
             self.activations = depth;
         } else {
             self.activations_stale = true;
-            self.control(MOVED_STALE, &[node as u64, stacks.pushes()]);
+            // Between bursts the profile needs no context (the writes are
+            // tracked here): it gets it again when recording resumes.
+            if self.recording {
+                self.control(MOVED_STALE, &[node as u64, stacks.pushes()]);
+            }
         }
         self.pushes = stacks.pushes();
         self.node = node;
@@ -393,7 +501,7 @@ impl MemoryRecorder {
     /// [`MemoryRecorder::unpark`]. `values` are what the CPU reads at
     /// RAM and $6000-$7FFF now (in slot order, `memory_profile::slot`),
     /// kept to compare then.
-    pub fn park(&mut self, values: &[u8]) {
+    pub(crate) fn park(&mut self, values: &[u8]) {
         self.parked_values.clear();
         self.parked_values
             .extend_from_slice(&values[..self.slots()]);
@@ -411,21 +519,26 @@ impl MemoryRecorder {
     /// byte rewritten with its own value by another instruction is blamed
     /// on the earlier writer. With a lifetime every writer is forgotten
     /// (the instructions run while parked were not counted, so how far
-    /// back a kept write lies is unknown).
-    pub fn unpark(&mut self, values: &[u8]) {
+    /// back a kept write lies is unknown). The profile gets the writers
+    /// with the next [`MemoryRecorder::set_recording`] (as
+    /// `Nes::set_memory_state` calls it).
+    pub(crate) fn unpark(&mut self, values: &[u8]) {
         let slots = self.slots();
-        if self.lifetime.is_some() || self.parked_values.len() != slots {
-            self.control(FORGET_ALL, &[]);
-            return;
+        let forget_all = self.lifetime.is_some() || self.parked_values.len() != slots;
+        let parked = std::mem::take(&mut self.parked_values);
+        for (slot, (now, then)) in values[..slots].iter().zip(&parked).enumerate() {
+            if forget_all || now != then {
+                self.writers[slot] = NO_WRITER;
+                self.unsent(slot);
+            }
         }
-        let changed: Vec<u64> = (0..slots)
-            .filter(|&slot| values[slot] != self.parked_values[slot])
-            .map(|slot| slot as u64)
-            .collect();
-        self.control(FORGET, &[changed.len() as u64]);
-        for slot in changed {
-            self.push_entry(slot);
+        if forget_all {
+            for slot in parked.len()..slots {
+                self.writers[slot] = NO_WRITER;
+                self.unsent(slot);
+            }
         }
+        self.parked_values = parked;
     }
 
     /// How many bytes are recorded (PRG RAM only where there is some).
@@ -590,7 +703,6 @@ impl Replay {
             match kind {
                 READ => p.read_slot(slot),
                 WRITE => p.write_slot(slot),
-                TRACK => p.track_write_slot(slot),
                 _ => p.forget_writer(slot),
             }
         }
@@ -600,13 +712,12 @@ impl Replay {
     fn complete(&self, what: u64) -> bool {
         let w = &self.words;
         match what {
-            FORGET_ALL => true,
             RETIRED | NODE | SET_RECORDING => w.len() == 1,
             MOVED_STALE => w.len() == 2,
             MOVED => w.len() > 2 && w[w.len() - 1] == u64::MAX,
             RESYNC => w.len() >= 2 && w.len() == 2 + (w[0] & 0xFFFF_FFFF) as usize,
-            FORGET => !w.is_empty() && w.len() == 1 + w[0] as usize,
             REPEAT => w.len() >= 2 && w.len() == 2 + w[1] as usize,
+            WRITERS => !w.is_empty() && w.len() == 1 + w[0] as usize,
             _ => unreachable!("unknown memory-log control {what}"),
         }
     }
@@ -631,18 +742,20 @@ impl Replay {
             MOVED_STALE => p.moved_stale(w[0] as u32, w[1]),
             RESYNC => p.resync_to((w[0] >> 32) as u32, w[1], &w[2..]),
             SET_RECORDING => p.set_recording(w[0] != 0),
-            FORGET_ALL => p.forget_writers(),
-            FORGET => {
-                for &slot in &w[1..] {
-                    p.forget_writer(slot as usize);
-                }
-            }
             REPEAT => {
                 let ops = w[2..].iter().map(|&op| {
                     let addr = (op >> 16 & 1 == 1).then_some(op as u16);
                     ((op >> 32) as u32, addr)
                 });
                 p.repeat_reads(ops, w[0]);
+            }
+            WRITERS => {
+                let per_slot = if p.lifetime().is_some() { 4 } else { 3 };
+                for writer in w[1..].chunks_exact(per_slot) {
+                    let (pc, node) = ((writer[1] >> 32) as u32, writer[1] as u32);
+                    let written_at = writer.get(3).copied();
+                    p.set_writer(writer[0] as usize, pc, node, writer[2], written_at);
+                }
             }
             _ => unreachable!("unknown memory-log control {what}"),
         }
@@ -662,17 +775,18 @@ mod tests {
             let mut r = MemoryRecorder::new(false, lifetime);
             let mut ram = [0u8; 0x800];
             r.enter_block(0);
-            r.begin_op(0x8000);
+            r.begin_op();
             for (addr, value) in [(0x10, 1), (0x11, 2)] {
-                r.write(addr);
+                r.write(addr, 0x8000);
                 ram[addr as usize] = value;
             }
             r.park(&ram);
             ram[0x11] = 3; // by code the recorder did not see
             r.unpark(&ram);
-            r.begin_op(0x8100);
-            r.read(0x10);
-            r.read(0x11);
+            r.set_recording(true);
+            r.begin_op();
+            r.read(0x10, 0x8100);
+            r.read(0x11, 0x8100);
             let p = r.finish();
             let found: Vec<_> = p
                 .dependences()
@@ -698,10 +812,10 @@ mod tests {
         r.enter_block(0);
         let rounds = 3 * CHUNK as u64;
         for i in 0..rounds {
-            r.begin_op(0x8000);
-            r.write(0x20);
-            r.begin_op(0x8003);
-            r.read(0x20);
+            r.begin_op();
+            r.write(0x20, 0x8000);
+            r.begin_op();
+            r.read(0x20, 0x8003);
             if i % 1000 == 0 {
                 // An idle loop skipped: its payload may straddle buffers.
                 r.repeat_reads([(0x8010, Some(0x20)), (0x8012, None)].into_iter(), 5);

@@ -499,9 +499,22 @@ impl MemoryProfile {
         self.activations_stale = false;
     }
 
-    /// Forgets every byte's last writer.
-    pub(crate) fn forget_writers(&mut self) {
-        self.writer.fill(NO_WRITER);
+    /// `slot`'s last write was by the instruction at `pc` (`NONE`: none),
+    /// in call-stack node `node` after `serial` frame entries, at
+    /// instruction count `written_at` (kept with a lifetime): writes the
+    /// recorder's front half tracked between bursts (`memory_log.rs`).
+    pub(crate) fn set_writer(
+        &mut self,
+        slot: usize,
+        pc: u32,
+        node: u32,
+        serial: u64,
+        written_at: Option<u64>,
+    ) {
+        self.writer[slot] = Writer { pc, node, serial };
+        if let Some(at) = written_at {
+            self.written_at[slot] = at;
+        }
     }
 
     /// Forgets `slot`'s last writer (a push overwrote it, or it changed
@@ -622,20 +635,6 @@ impl MemoryProfile {
     #[inline]
     pub(crate) fn write_slot(&mut self, slot: usize) {
         self.instructions.cell(self.pc, slot).writes += 1;
-        self.writer[slot] = Writer {
-            pc: self.pc,
-            node: self.node,
-            serial: self.pushes,
-        };
-        if self.lifetime.is_some() {
-            self.written_at[slot] = self.retired;
-        }
-    }
-
-    /// The running instruction wrote the byte in `slot` between bursts: it
-    /// becomes the byte's last writer, nothing is counted.
-    #[inline]
-    pub(crate) fn track_write_slot(&mut self, slot: usize) {
         self.writer[slot] = Writer {
             pc: self.pc,
             node: self.node,

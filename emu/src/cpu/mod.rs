@@ -69,15 +69,15 @@ pub(crate) trait Cycles {
 }
 
 /// `S`'s cycles with the data accesses reported to the memory recorder
-/// (`crate::memory_profile`): every read and write if `FULL`, else only the
+/// (`crate::memory_log`): every read and write if `FULL`, else only the
 /// writes' new last writers (between bursts, so that a burst's reads find
 /// who wrote what they read). Further monomorphisations of the instruction
 /// code, which the engines run only while the recorder is attached, so
 /// that without it the accesses cost nothing extra.
 ///
-/// Writes between bursts are reported with the CPU address `op_pc` of the
-/// instruction making them, so that the engines need not tell the recorder
-/// when each instruction begins (`MemoryRecorder::track_write`).
+/// Accesses are reported with the CPU address `op_pc` of the instruction
+/// making them, so that the engines need not tell the recorder when each
+/// instruction begins (`MemoryRecorder::read`, `MemoryRecorder::track_write`).
 pub(crate) struct Recorded<S, const FULL: bool> {
     pub cycles: S,
     pub op_pc: u16,
@@ -108,7 +108,7 @@ impl<S: Cycles, const FULL: bool> Cycles for Recorded<S, FULL> {
     fn note_read(&mut self, bus: &mut Bus, addr: u16) {
         if FULL {
             if let Some(m) = bus.memory.as_deref_mut() {
-                m.read(addr);
+                m.read(addr, self.op_pc);
             }
         }
     }
@@ -117,7 +117,7 @@ impl<S: Cycles, const FULL: bool> Cycles for Recorded<S, FULL> {
     fn note_write(&mut self, bus: &mut Bus, addr: u16) {
         if let Some(m) = bus.memory.as_deref_mut() {
             if FULL {
-                m.write(addr);
+                m.write(addr, self.op_pc);
             } else {
                 m.track_write(addr, self.op_pc);
             }

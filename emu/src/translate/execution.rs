@@ -111,7 +111,7 @@ impl Translator {
                 }
             }
             if let Some(m) = bus.memory.as_deref_mut() {
-                if !m.recording() {
+                if !m.counts_each_op() {
                     m.retire(executed as u64);
                 }
                 m.follow(c.call_stacks());

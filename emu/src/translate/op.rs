@@ -409,11 +409,13 @@ fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
     bus: &mut Bus,
     owed: u32,
 ) -> u32 {
-    // Between bursts only writes are reported, each with its op's address:
-    // no call per op.
+    // Accesses are reported with their op's address: no call per op, but
+    // to count it where a lifetime needs the count at each access.
     if FULL {
         if let Some(m) = bus.memory.as_deref_mut() {
-            m.begin_op(op.pc);
+            if m.counts_each_op() {
+                m.begin_op();
+            }
         }
     }
     let mut cycles = Recorded::<_, FULL> {
