@@ -118,7 +118,7 @@ pub fn memory_lifetime() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..=1_000_000_000_000)
 }
 
-/// `--memory-bursts ON/PERIOD[/WARMUP]`: record the first ON frames of
+/// `--memory-bursts ON/PERIOD[/WARMUP]`: record ON consecutive frames of
 /// every PERIOD (1 <= ON <= PERIOD <= 100000), following the last writers
 /// in the WARMUP frames before each burst (WARMUP <= PERIOD - ON; without
 /// it, in every frame between bursts).
@@ -126,8 +126,8 @@ pub fn bursts() -> impl TypedValueParser<Value = (u32, u32, Option<u32>)> {
     parse_bursts
 }
 
-/// `--truth-bursts ON/PERIOD`: record the truth in the first ON frames of
-/// every PERIOD (as [`bursts`], without a warm-up).
+/// `--truth-bursts ON/PERIOD`: record the truth in ON consecutive frames
+/// of every PERIOD (as [`bursts`], without a warm-up).
 pub fn truth_bursts() -> impl TypedValueParser<Value = (u32, u32)> {
     |text: &str| -> Result<(u32, u32), String> {
         match parse_bursts(text) {

@@ -76,8 +76,8 @@ pub struct PlayArgs {
     /// not counted as dependences (1 to 10^12; default: no limit).
     #[arg(long, value_name = "N", requires = "memory", value_parser = options::memory_lifetime())]
     pub memory_lifetime: Option<u64>,
-    /// With --memory: record in bursts, the first ON frames of every PERIOD
-    /// (e.g. 1/30), noting only each byte's last writer between them; with
+    /// With --memory: record in bursts, ON frames in a row at a random place
+    /// in every PERIOD (e.g. 1/30), noting only each byte's last writer between them; with
     /// /WARMUP (e.g. 3/90/10) only in the WARMUP frames before each burst
     /// (as `profile --memory-bursts`).
     #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]

@@ -91,8 +91,9 @@ pub struct ProfileArgs {
     /// not counted as dependences (1 to 10^12; default: no limit).
     #[arg(long, value_name = "N", requires = "memory", value_parser = options::memory_lifetime())]
     pub memory_lifetime: Option<u64>,
-    /// With --memory: record in bursts, the first ON frames of every PERIOD
-    /// (e.g. 1/30); between bursts the engines only note each byte's last
+    /// With --memory: record in bursts, ON frames in a row at a random place
+    /// in every PERIOD (e.g. 1/30: not always the same phase, so that a
+    /// game's 2- or 4-frame cycles are not sampled one-sidedly); between bursts the engines only note each byte's last
     /// writer, so a burst's reads are paired with their true writes. With
     /// /WARMUP (e.g. 3/90/10) writers are noted only in the WARMUP frames
     /// before each burst and the plain code runs before that: cheaper, but
@@ -101,8 +102,9 @@ pub struct ProfileArgs {
     /// every writer is lost) (default: every frame).
     #[arg(long, value_name = "ON/PERIOD[/WARMUP]", requires = "memory", value_parser = options::bursts())]
     pub memory_bursts: Option<(u32, u32, Option<u32>)>,
-    /// Record the truth (exact flow counts) only in the first ON frames of
-    /// every PERIOD (e.g. 1/30): cheaper; truth.ron, the metrics, the flame
+    /// Record the truth (exact flow counts) only in ON frames in a row at a
+    /// random place in every PERIOD (e.g. 1/30; the same frames as
+    /// --memory-bursts with the same ON/PERIOD): cheaper; truth.ron, the metrics, the flame
     /// graph and a --cdl log's code bits then cover those frames only
     /// (default: every frame).
     #[arg(long, value_name = "ON/PERIOD", value_parser = options::truth_bursts())]
@@ -310,7 +312,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if let Some((on, period)) = args.truth_bursts {
         let _ = writeln!(
             report,
-            "           (truth in bursts: the first {on} of every {period} frames)"
+            "           (truth in bursts: {on} of every {period} frames)"
         );
     }
     if let Some((on, period, warmup)) = args.memory_bursts {
@@ -320,7 +322,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         };
         let _ = writeln!(
             report,
-            "memory in bursts: the first {on} of every {period} frames, {tracked}"
+            "memory in bursts: {on} of every {period} frames, {tracked}"
         );
     }
     let _ = writeln!(
