@@ -213,7 +213,7 @@ impl CallStacks {
 
     /// The activation serial of each open frame, outermost first (the
     /// frame at depth d + 1 of the current node's path is the d-th).
-    pub fn activations(&self) -> impl Iterator<Item = u64> + '_ {
+    pub fn activations(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
         self.stack.iter().map(|&(_, _, serial)| serial)
     }
 

@@ -41,6 +41,12 @@ const WRITE: u64 = 1;
 /// A push overwrote a stack byte (see `memory_profile.rs`).
 const PUSH: u64 = 2;
 const CONTROL: u64 = 3;
+/// The call stacks moved by one call or interrupt entry (`STEP_IN`) or by
+/// returns only (`STEP_OUT`): the commonest moves, in one entry whose pc
+/// field is the new node and slot field the open frames kept (a general
+/// move is a [`MOVED`] control entry).
+const STEP_IN: u64 = 4;
+const STEP_OUT: u64 = 5;
 
 /// Control entries (in the slot field).
 /// Payload: the instructions begun since the last entry.
@@ -394,6 +400,11 @@ impl MemoryRecorder {
     #[inline]
     pub fn push(&mut self, addr: u16) {
         if let Some(slot) = self.slot(addr) {
+            // Mostly the byte's last write was a push too: nothing to tell
+            // (the profile's writers are these while recording).
+            if self.writers[slot] == NO_WRITER {
+                return;
+            }
             self.writers[slot] = NO_WRITER;
             if self.recording {
                 self.access(PUSH, self.block_high, slot);
@@ -426,8 +437,23 @@ impl MemoryRecorder {
         self.learn_nodes(stacks);
         if self.recording && !self.activations_stale {
             let depth = stacks.depth();
-            let entered = (stacks.pushes() - self.pushes).min(depth as u64) as usize;
+            let pushes = stacks.pushes() - self.pushes;
+            let entered = pushes.min(depth as u64) as usize;
             let keep = (depth - entered).min(self.activations);
+            // A frame's activation serial is `pushes` just after its entry.
+            let top = stacks.activations().next_back();
+            let step = match (pushes, depth - keep) {
+                (0, 0) => Some(STEP_OUT),
+                (1, 1) if top == Some(stacks.pushes()) => Some(STEP_IN),
+                _ => None,
+            };
+            if let Some(kind) = step {
+                self.access(kind, node, keep);
+                self.activations = depth;
+                self.pushes = stacks.pushes();
+                self.node = node;
+                return;
+            }
             self.control(MOVED, &[(node as u64) << 32 | keep as u64, stacks.pushes()]);
             for serial in stacks.activations().skip(keep) {
                 self.push_entry(serial);
@@ -699,6 +725,11 @@ impl Replay {
             }
             let retired = entry >> RETIRED_SHIFT & RETIRED_MAX;
             let pc = (entry >> 32) as u32;
+            if kind >= STEP_IN {
+                p.advance_retired(retired);
+                p.stepped(pc, slot, kind == STEP_IN);
+                continue;
+            }
             p.advance(pc, retired);
             match kind {
                 READ => p.read_slot(slot),

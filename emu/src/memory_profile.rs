@@ -480,6 +480,19 @@ impl MemoryProfile {
         self.activations_stale = false;
     }
 
+    /// The call stacks moved to `node` by returns only, the first `keep`
+    /// open frames staying, and then, if `entered`, by one frame entry
+    /// (`memory_log`'s one-entry moves).
+    pub(crate) fn stepped(&mut self, node: u32, keep: usize, entered: bool) {
+        self.activations.truncate(keep);
+        let pushes = self.pushes + entered as u64;
+        if entered {
+            self.activations.push(pushes);
+        }
+        self.moved_stale(node, pushes);
+        self.activations_stale = false;
+    }
+
     /// [`MemoryProfile::moved_to`] between bursts: the activations are not
     /// followed (needed only by reads), and sent whole when recording
     /// resumes ([`MemoryProfile::resync_to`]).
