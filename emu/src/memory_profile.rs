@@ -24,8 +24,10 @@
 //!
 //! Bursts (VMAD's idea: instrument sampled stretches only): between them
 //! the recorder counts nothing but still follows each byte's last writer
-//! ([`MemoryProfile::set_recording`], `nes::MemoryState`), so a burst
-//! counts exactly what a full recording counts in its frames. Set aside
+//! (`nes::MemoryState`; the front half keeps that table between bursts
+//! and sends the profile what changed, [`MemoryProfile::set_writer`]), so
+//! a burst counts exactly what a full recording counts in its frames. Set
+//! aside
 //! instead (a burst's warm-up), it keeps the bytes' values and, back,
 //! the last writers of the bytes that still hold them
 //! (`memory_log::MemoryRecorder::unpark`).
