@@ -317,6 +317,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some((on, period, warmup)) = args.memory_bursts {
         let tracked = match warmup {
+            Some(0) => "writers not followed between them".into(),
             Some(w) => format!("writers followed in the {w} frames before each"),
             None => "writers followed between them".into(),
         };

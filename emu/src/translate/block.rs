@@ -45,6 +45,11 @@ pub struct Block {
     /// The memory level its ops' handlers are for (`op::PLAIN` when
     /// translated; see [`Block::set_handlers`]).
     pub handlers: u8,
+    /// Its last op can move the call stacks (JSR, RTS, BRK, RTI): the only
+    /// blocks a paused truth recorder hears of
+    /// ([`crate::flow_counts::FlowCounts::moves_stacks`]; a live block's
+    /// opcodes are watched, so this holds while it is valid).
+    pub moves_stacks: bool,
 }
 
 /// Iterations of an idle loop as a sampled batch saw one: the iterations

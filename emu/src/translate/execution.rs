@@ -6,7 +6,6 @@ use super::op::{handlers, memory_level, open_for, settle, Op, CLOSED, LONGEST_IN
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
-use crate::flow_counts::FlowCounts;
 use crate::probes::Probes;
 
 impl Translator {
@@ -76,8 +75,8 @@ impl Translator {
             if c.paused() {
                 // Between truth bursts only the call stacks move: a block's
                 // last op is the only one that can move them.
-                let last = &block.ops[n - 1];
-                if executed == n && FlowCounts::moves_stacks(last.bytes[0]) {
+                if executed == n && block.moves_stacks {
+                    let last = &block.ops[n - 1];
                     let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
                     c.instruction(last.code(high), last.bytes[0], next, cpu.s);
                 }

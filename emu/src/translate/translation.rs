@@ -10,6 +10,7 @@ use crate::bus::Bus;
 use crate::code_addr::code_address;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, OPCODES};
+use crate::flow_counts::FlowCounts;
 
 impl Translator {
     /// Where the code at `pc` lives under the current mapping, if it is in
@@ -105,6 +106,9 @@ impl Translator {
             key,
             code_high,
             idle_loop: !live && Block::is_idle_loop(&ops),
+            moves_stacks: ops
+                .last()
+                .is_some_and(|op| FlowCounts::moves_stacks(op.opcode())),
             live,
             idle_timing: None,
             ops,
