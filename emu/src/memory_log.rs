@@ -18,13 +18,14 @@
 //!
 //! An entry is one `u64`: an access is `pc << 32 | retired << 17 | kind <<
 //! 14 | slot` (the instruction's code address, the instructions begun
-//! since the previous entry, what happened, the byte); the rarer events
-//! (the call stacks moved, a burst began, an idle loop was skipped) are a
+//! since the previous entry, what happened, the byte), and so is a call or
+//! a return ([`STEP_IN`], [`STEP_OUT`]); the rarer events (other moves of
+//! the call stacks, a burst began, an idle loop was skipped) are a
 //! [`CONTROL`] entry whose slot field says which, followed by their words.
 //!
 //! Between bursts nothing is logged: the writes only update the last
-//! writers, which this half keeps too, and the profile is sent the whole
-//! table when the next burst begins.
+//! writers, which this half keeps too, and the profile is sent those that
+//! changed when the next burst begins.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -82,8 +83,8 @@ const NO_WRITER: (u32, u32, u64) = (u32::MAX, 0, 0);
 /// is rare, small enough to stay in the cache the worker reads it from.
 const CHUNK: usize = 1 << 14;
 /// Buffers the worker may be behind before the emulating thread waits.
-/// The worker needs about a fifth of the emulation's time but shares its
-/// core with the hot-CFG builder, and a frame logs one or two buffers: with
+/// The worker needs a tenth to a fifth of the emulation's time but shares
+/// its core with the hot-CFG builder, and a frame logs one or two buffers: with
 /// 8 in flight the emulating thread waited for it often enough to lose a
 /// tenth of its speed (fff, 3600 frames), with 64 (8 MiB, some 40 frames)
 /// it did not wait.
@@ -120,10 +121,10 @@ pub struct MemoryRecorder {
     /// `unsent_mark` says which are listed.
     unsent: Vec<u32>,
     unsent_mark: Vec<bool>,
-    /// What the profile knows of the call stacks: the node and `pushes` at
-    /// the last follow, how many nodes it has learnt, how many open frames'
-    /// activations it holds and whether they are stale (not followed
-    /// between bursts, see `MemoryProfile`'s `activations`).
+    /// The call stacks' node and `pushes` at the last follow, and what the
+    /// profile knows of them: how many nodes it has learnt, how many open
+    /// frames' activations it holds and whether they are stale (not
+    /// followed between bursts, see `MemoryProfile`'s `activations`).
     node: u32,
     pushes: u64,
     known_nodes: usize,
