@@ -7,11 +7,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::tools::require;
-use common::x11::{find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
+use common::x11::{play_in_window, start_xvfb, wait_with_stderr, xdotool};
 
 use emu::movie::{Movie, Replay};
 
@@ -293,23 +293,18 @@ fn a_recording_replays_to_the_same_frame() {
     let rom = repo().join("roms-test/maze.nes");
     let recording = dir.join("rec.fm2");
     let (_xvfb, display) = start_xvfb(240, "1024x768x24");
-    let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
-        .args([
+    let (mut player, window) = play_in_window(
+        &display,
+        &[
             "play",
             rom.to_str().unwrap(),
             "--record",
             recording.to_str().unwrap(),
             "--frames",
             "420",
-        ])
-        .env("DISPLAY", &display)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("play starts");
-    let mut player = KillOnDrop(player);
+        ],
+    );
     // Wait for the window, then press Start and steer.
-    let window = find_window(&display, &mut player);
     xdotool(&display, &["windowfocus", &window]);
     std::thread::sleep(Duration::from_millis(1500));
     for (key, ms) in [

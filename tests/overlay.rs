@@ -19,12 +19,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::panel::{nesprof, repo, temp_dir, Image, BG, SCALE, TEXT_DIM};
 use common::tools::require;
-use common::x11::{capture, find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
+use common::x11::{capture, play_in_window, start_xvfb, wait_with_stderr, xdotool};
 
 use nesprof::play::overlay::panel::Layout;
 
@@ -90,8 +89,9 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
     require(&["Xvfb", "xdotool", "import"]);
     let dir = temp_dir("overlay-window");
     let (_xvfb, display) = start_xvfb(340, "1600x900x24");
-    let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
-        .args([
+    let (mut player, window) = play_in_window(
+        &display,
+        &[
             "play",
             repo().join("roms-test/fountain.nes").to_str().unwrap(),
             "--movie",
@@ -105,14 +105,8 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
             "600",
             "--scale",
             &SCALE.to_string(),
-        ])
-        .env("DISPLAY", &display)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("play starts");
-    let mut player = KillOnDrop(player);
-    let window = find_window(&display, &mut player);
+        ],
+    );
     let panel = Panel::new();
 
     // 600 frames are 10 s at 60 Hz: look at about 3 s and 6 s in.

@@ -18,12 +18,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::panel::{nesprof, repo, temp_dir, Image, BG, SCALE, TEXT_DIM};
 use common::tools::require;
-use common::x11::{capture, find_window, start_xvfb, wait_with_stderr, xdotool, KillOnDrop};
+use common::x11::{capture, play_in_window, start_xvfb, wait_with_stderr, xdotool};
 
 use nesprof::play::overlay::memory::{MapPlace, MemoryLayout};
 use nesprof::play::overlay::panel::Layout;
@@ -205,8 +204,9 @@ fn m_switches_a_window_to_the_memory_view_and_back() {
     require(&["Xvfb", "xdotool", "import"]);
     let dir = temp_dir("overlay-memory-window");
     let (_xvfb, display) = start_xvfb(440, "1600x900x24");
-    let player = Command::new(env!("CARGO_BIN_EXE_nesprof"))
-        .args([
+    let (mut player, window) = play_in_window(
+        &display,
+        &[
             "play",
             repo().join("roms-test/tracker.nes").to_str().unwrap(),
             "--movie",
@@ -218,14 +218,8 @@ fn m_switches_a_window_to_the_memory_view_and_back() {
             "720",
             "--scale",
             &SCALE.to_string(),
-        ])
-        .env("DISPLAY", &display)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("play starts");
-    let mut player = KillOnDrop(player);
-    let window = find_window(&display, &mut player);
+        ],
+    );
     let m = MemoryLayout::new(&Layout::new(SCALE), false);
     let press = |key: &str| {
         assert!(

@@ -6,11 +6,11 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use common::tools::require;
-use common::x11::{self, find_window, read_png, start_xvfb, KillOnDrop};
+use common::x11::{self, play_in_window, read_png, start_xvfb};
 
 const SCALE: usize = 3;
 
@@ -38,15 +38,10 @@ fn play_shows_the_game_in_a_window() {
     assert!(status.success());
 
     let (_xvfb, display) = start_xvfb(140, "1024x768x24");
-    let player = Command::new(exe)
-        .args(["play", rom.to_str().unwrap(), "--frames", "900"])
-        .env("DISPLAY", &display)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("play starts");
-    let mut player = KillOnDrop(player);
-    let window = find_window(&display, &mut player);
+    let (_player, window) = play_in_window(
+        &display,
+        &["play", rom.to_str().unwrap(), "--frames", "900"],
+    );
     // About 4 seconds in, the (static) title screen is up.
     std::thread::sleep(Duration::from_secs(4));
     let capture = dir.join("capture.png");

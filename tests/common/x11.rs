@@ -94,6 +94,21 @@ fn wait_for_server(display: &str) {
     panic!("Xvfb on {display} does not accept clients");
 }
 
+/// `nesprof ARGS` started on `display` (stdout dropped, stderr kept for
+/// failures), and the id of its window once it appeared.
+pub fn play_in_window(display: &str, args: &[&str]) -> (KillOnDrop, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(args)
+        .env("DISPLAY", display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("play starts");
+    let mut player = KillOnDrop(child);
+    let window = find_window(display, &mut player);
+    (player, window)
+}
+
 /// The id of nesprof's window on `display`, waiting up to 20 s; fails with
 /// the player's stderr if it exits before the window appears.
 pub fn find_window(display: &str, player: &mut KillOnDrop) -> String {
