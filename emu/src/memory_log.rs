@@ -168,6 +168,12 @@ impl MemoryRecorder {
         }
     }
 
+    /// Entries logged and not yet handed to the worker.
+    #[cfg(test)]
+    pub(crate) fn entries_in_buffer(&self) -> usize {
+        self.log.len()
+    }
+
     /// The lifetime given to [`MemoryRecorder::new`].
     pub fn lifetime(&self) -> Option<u64> {
         self.lifetime
@@ -525,9 +531,9 @@ impl MemoryRecorder {
 
     /// The recorder is set aside (`nes::MemoryState::Paused`): the
     /// engines run their plain code and no write is seen until
-    /// [`MemoryRecorder::unpark`]. `values` are what the CPU reads at
-    /// RAM and $6000-$7FFF now (in slot order, `memory_profile::slot`),
-    /// kept to compare then.
+    /// [`MemoryRecorder::unpark`]. `values` are what the CPU reads now at
+    /// the recorded bytes (RAM, and $6000-$7FFF with PRG RAM; in slot
+    /// order, `memory_profile::slot`), kept to compare then.
     pub(crate) fn park(&mut self, values: &[u8]) {
         self.parked_values.clear();
         self.parked_values

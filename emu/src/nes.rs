@@ -410,8 +410,8 @@ impl Nes {
 
     /// Bursty memory recording (no effect without [`Nes::record_memory`]):
     /// see [`MemoryState`]. Switching costs no translation: the
-    /// translator's blocks point their ops at another handler table as they
-    /// next run.
+    /// translator's blocks point their ops at other handlers as they next
+    /// run (`translate::op::handler`).
     pub fn set_memory_state(&mut self, state: MemoryState) {
         if state == MemoryState::Paused {
             if let Some(mut m) = self.bus.memory.take() {
@@ -433,14 +433,18 @@ impl Nes {
     }
 
     /// What the CPU reads now at each byte the memory recorder records
-    /// (`memory_profile::slot` order: RAM, then $6000-$7FFF), without side
-    /// effects.
+    /// (`memory_profile::slot` order: RAM, then $6000-$7FFF where the board
+    /// has PRG RAM), without side effects.
     fn memory_values(&self) -> Vec<u8> {
         let mut values = Vec::with_capacity(0x800 + 0x2000);
         values.extend_from_slice(&self.bus.ram);
-        match self.bus.cart.prg_ram_window() {
-            Some(window) => values.extend_from_slice(window),
-            None => values.extend((0x6000..=0x7FFF).map(|addr| self.bus.peek(addr))),
+        // Without PRG RAM only RAM is recorded: no need to read 8 K bytes of
+        // open bus one by one at every pause and resume.
+        if !self.bus.cart.prg_ram.is_empty() {
+            match self.bus.cart.prg_ram_window() {
+                Some(window) => values.extend_from_slice(window),
+                None => values.extend((0x6000..=0x7FFF).map(|addr| self.bus.peek(addr))),
+            }
         }
         values
     }
@@ -449,8 +453,8 @@ impl Nes {
     /// which needs the flow recorder's call stacks, stops too (its profile
     /// is dropped: take it first).
     pub fn take_flow_counts(&mut self) -> Option<Box<FlowCounts>> {
-        self.parked_memory = None;
-        if self.bus.memory.take().is_some() {
+        let parked = self.parked_memory.take();
+        if self.bus.memory.take().is_some() || parked.is_some() {
             self.memory_detached();
         }
         self.flush_flow();
