@@ -2,7 +2,7 @@
 //! the first control-flow instruction (or a region boundary), with the code
 //! location it was decoded from so lookups and invalidation can find it.
 
-use super::op::{Op, OpHandler};
+use super::op::Op;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
@@ -80,6 +80,16 @@ pub struct Link {
 }
 
 impl Block {
+    /// Points every op at its opcode's handler for memory level `level`
+    /// (`op::handler`: VMAD's switch between instrumented and plain code,
+    /// per block and with no retranslation).
+    pub fn set_handlers(&mut self, level: u8) {
+        for op in &mut self.ops {
+            op.run = super::op::handler(level, op.bytes[0]);
+        }
+        self.handlers = level;
+    }
+
     /// A polling loop whose iterations, from the second on, are all alike:
     /// it ends in a branch or `JMP` back to its own entry, and every other
     /// instruction is a load, compare, `BIT`, `AND`, `ORA` or `NOP` reading
@@ -91,16 +101,6 @@ impl Block {
     /// costs the same cycles. The translator may then count whole iterations
     /// without running them (see `Translator::run_chain`). Games' "wait for
     /// NMI" loops are this shape and are most of their executed instructions.
-    /// Points every op at its opcode's handler in `table`, the one for
-    /// memory level `level` (VMAD's switch between instrumented and plain
-    /// code, per block and with no retranslation).
-    pub fn set_handlers(&mut self, level: u8, table: &[OpHandler; 256]) {
-        for op in &mut self.ops {
-            op.run = table[op.bytes[0] as usize];
-        }
-        self.handlers = level;
-    }
-
     pub fn is_idle_loop(ops: &[Op]) -> bool {
         let Some((last, body)) = ops.split_last() else {
             return false;

@@ -2,7 +2,7 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
-use super::op::{handlers, memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
+use super::op::{memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -51,7 +51,7 @@ impl Translator {
         // asks for others: a switch costs a store per op, no translation.
         let level = memory_level(bus);
         if block.handlers != level {
-            block.set_handlers(level, handlers(level));
+            block.set_handlers(level);
         }
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.

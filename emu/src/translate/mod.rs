@@ -157,7 +157,7 @@ impl Translator {
     pub fn plain_handlers(&mut self) {
         for block in &mut self.blocks {
             if block.handlers != op::PLAIN {
-                block.set_handlers(op::PLAIN, op::handlers(op::PLAIN));
+                block.set_handlers(op::PLAIN);
             }
         }
     }

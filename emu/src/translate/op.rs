@@ -343,29 +343,63 @@ static TRACKED_HANDLERS: [OpHandler; 256] = [
 ];
 
 /// What the memory recorder asks of the instruction code, as a level of
-/// handlers (`op::handlers`): nothing (none attached), writes only (between
-/// bursts), or every access.
+/// handlers ([`handler`]): nothing (none attached), writes only (between
+/// bursts), every access, or every access and each op's beginning (a
+/// lifetime counts instructions at each access).
 pub(super) const PLAIN: u8 = 0;
 pub(super) const TRACKED: u8 = 1;
 pub(super) const RECORDED: u8 = 2;
+pub(super) const RECORDED_EACH_OP: u8 = 3;
 
 /// The level of handlers `bus`'s memory recorder asks for now.
 #[inline(always)]
 pub(super) fn memory_level(bus: &Bus) -> u8 {
     match bus.memory.as_deref() {
         None => PLAIN,
+        Some(m) if m.counts_each_op() => RECORDED_EACH_OP,
         Some(m) if m.recording() => RECORDED,
         Some(_) => TRACKED,
     }
 }
 
-/// The handler table for a memory level ([`PLAIN`], [`TRACKED`],
-/// [`RECORDED`]).
-pub(super) fn handlers(level: u8) -> &'static [OpHandler; 256] {
-    match level {
-        PLAIN => &OP_HANDLERS,
+/// The handler opcode `opcode` runs at memory level `level`. An op that
+/// reports nothing to the recorder (no data access, no push: the
+/// register, flag, immediate and branch instructions, `JMP` absolute, and
+/// the pulls, whose stack reads are not data) keeps its plain handler
+/// unless each op's beginning is counted. Why it matters: a burst's
+/// cost was mostly the switch itself — after an op's handler changes, the
+/// host's branch predictors relearn the new target, for several frames,
+/// and again when the burst ends (fff, bursts of 8 frames in 60, with
+/// handlers switched to trivial wrappers around the plain ones: +30 µs in
+/// the first frame, +14 µs in the first frame after, decaying over five
+/// more), so the fewer ops switch, the cheaper a burst.
+pub(super) fn handler(level: u8, opcode: u8) -> OpHandler {
+    let table = match level {
+        PLAIN => return OP_HANDLERS[opcode as usize],
         TRACKED => &TRACKED_HANDLERS,
         _ => &RECORDED_HANDLERS,
+    };
+    if level == RECORDED_EACH_OP || reports_accesses(opcode) {
+        table[opcode as usize]
+    } else {
+        OP_HANDLERS[opcode as usize]
+    }
+}
+
+/// Whether opcode `opcode`'s instruction code reports anything to the
+/// memory recorder (`cpu::Cycles::note_read`, `note_write`, `note_push`):
+/// every mode with an address in memory, and the pushes.
+fn reports_accesses(opcode: u8) -> bool {
+    use crate::cpu::opcodes::Mode::*;
+    match opcode {
+        // BRK, PHP, PHA, JSR push.
+        0x00 | 0x08 | 0x48 | 0x20 => true,
+        // JMP absolute only reads its operand bytes.
+        0x4C => false,
+        _ => !matches!(
+            OPCODES[opcode as usize].mode,
+            Implied | Accumulator | Immediate | Relative
+        ),
     }
 }
 
@@ -429,4 +463,57 @@ fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
     cycles.fetch(cpu, bus);
     cpu.execute(bus, &mut cycles, OPCODE);
     cycles.cycles.owed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cartridge::Cartridge;
+    use crate::memory_log::MemoryRecorder;
+
+    /// The entries opcode `opcode` (with operand bytes `$10 $00`, run by
+    /// the interpreter with every access reported) adds to a recorder in
+    /// which every RAM byte has a last writer, so that a push is logged
+    /// too.
+    fn entries_logged_by(opcode: u8) -> usize {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16, 0);
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        // The code at $8000, the reset vector pointing there.
+        image[16..19].copy_from_slice(&[opcode, 0x10, 0x00]);
+        image[16 + 0x3FFC..16 + 0x3FFE].copy_from_slice(&[0x00, 0x80]);
+        let mut bus = Bus::new(Cartridge::from_bytes(&image).expect("valid NROM image"));
+        let mut cpu = Cpu::new();
+        cpu.pc = 0x8000;
+        cpu.s = 0xF0;
+        let mut m = MemoryRecorder::new(false, None);
+        for addr in 0..0x800 {
+            m.write(addr, 0x9000);
+        }
+        let before = m.entries_in_buffer();
+        bus.memory = Some(Box::new(m));
+        cpu.step_recorded(&mut bus);
+        bus.memory
+            .as_ref()
+            .expect("still attached")
+            .entries_in_buffer()
+            - before
+    }
+
+    /// An op that keeps its plain handler while memory is recorded
+    /// ([`reports_accesses`] false) would report nothing anyway: run with
+    /// every access reported, each such opcode logs no entry, where a load
+    /// from zero page, a store and a push do.
+    #[test]
+    fn ops_kept_plain_report_nothing() {
+        for opcode in 0..=255u8 {
+            if !reports_accesses(opcode) {
+                assert_eq!(entries_logged_by(opcode), 0, "opcode {opcode:02X}");
+            }
+        }
+        for reporting in [0xA5, 0x85, 0x48, 0x20, 0x6C, 0xB1] {
+            assert!(reports_accesses(reporting));
+            assert!(entries_logged_by(reporting) > 0, "opcode {reporting:02X}");
+        }
+    }
 }
