@@ -7,8 +7,10 @@
 //! recorder on throughout; WARMUP: frames of write tracking before each
 //! burst, without it every frame between bursts tracks writes),
 //! `truth:ON/PERIOD` (the truth recorder in bursts, no memory recorder),
-//! `both:ON/PERIOD[/WARMUP]` (both in the same bursts) or `memory` (memory
-//! recorded every frame, the truth recorder only following call stacks).
+//! `both:ON/PERIOD[/WARMUP]` (both in the same bursts),
+//! `both:ON/PERIOD[/WARMUP],ON/PERIOD` (memory bursts, then the truth's)
+//! or `memory` (memory recorded every frame, the truth recorder only
+//! following call stacks).
 //! Always measured: `none` (the sampler and the hot-CFG builder only),
 //! `truth` (what `profile` runs) and `truth+memory` (`profile --memory`).
 //!
@@ -21,11 +23,21 @@
 //! truth's H90 transitions on edges the mode's truth has
 //! (`gfc::metrics::weighted`).
 //!
-//! Speed: frames per second of this thread's CPU time (the emulating
-//! thread; the builder's does the same work in every mode), and of
-//! wall-clock time (`wall`: the memory recorder's worker thread replays its
-//! log on the other core, and the run waits for it to finish); every mode
-//! runs once per round and its best round counts (see `main`).
+//! Speed: frames per second of this thread's CPU time over the frames
+//! (the emulating thread; the builder's does the same work in every mode;
+//! `min`: each frame's least CPU time in any round, summed — the frames
+//! are the same in every round, so this drops what the machine's other
+//! work added to a frame here and there, which in a whole run's best
+//! round still moved the comparisons by a point or two between
+//! invocations),
+//! and of wall-clock time (`wall`: the memory recorder's worker thread
+//! replays its log on the other core, and the run waits for it to finish);
+//! `end ms` is this thread's CPU time for the run's end, apart (the
+//! session's finish and the truth CFG's construction: a fixed cost, some
+//! milliseconds, which in a run of a few seconds would read as a per cent
+//! of speed that no longer run has). Every mode runs once per round and
+//! its best round counts (see `main`; five rounds, or
+//! `MEMORY_BURSTS_ROUNDS`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -51,16 +63,22 @@ enum Mode {
     TruthOff,
     /// Truth in bursts (on, period).
     TruthBursts(u32, u32),
-    /// Truth and memory in the same bursts.
-    Both(u32, u32, Option<u32>),
+    /// Memory in bursts (on, period, warm-up) and truth in bursts (on,
+    /// period): the same bursts, or others.
+    Both(u32, u32, Option<u32>, (u32, u32)),
 }
 
 /// What a run found.
 struct Found {
     fps: f64,
+    /// Each frame's CPU time on this thread, in seconds (see `main`).
+    frame_cpu: Vec<f64>,
     /// Frames per second of wall-clock time, waiting for the memory
     /// recorder's worker included.
     wall_fps: f64,
+    /// This thread's CPU time for the run's end (`Session::finish` and the
+    /// truth CFG's construction), in milliseconds.
+    end_ms: f64,
     deps: Vec<Dependence>,
     truth: Option<Cfg>,
 }
@@ -80,53 +98,71 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
             settings.memory_warmup = warmup;
         }
         Mode::TruthBursts(on, period) => settings.truth_bursts = Some((on, period)),
-        Mode::Both(on, period, warmup) => {
+        Mode::Both(on, period, warmup, truth) => {
             settings.memory = Some(None);
             settings.memory_bursts = Some((on, period));
             settings.memory_warmup = warmup;
-            settings.truth_bursts = Some((on, period));
+            settings.truth_bursts = Some(truth);
         }
     }
     let mut nes = replay.power_on().expect("power on");
+    // `session::run`'s loop, timed apart from what the run's end costs
+    // (waiting for the builder and the memory worker, building the truth
+    // CFG: a fixed cost, not the speed of a profiled game).
+    let recording = Recording {
+        truth: mode != Mode::TruthOff,
+        ..Recording::default()
+    };
     let start = thread_cpu_seconds();
     let wall = std::time::Instant::now();
-    if mode == Mode::TruthOff {
-        // `session::run`'s loop, with the session told not to record the
-        // truth.
-        let recording = Recording {
-            truth: false,
-            ..Recording::default()
-        };
-        let session = {
-            let mut s = Session::attach(&mut nes, &settings, recording);
-            while nes.frame_count() < frames {
-                replay.apply(&mut nes, frames).expect("movie");
-                nes.run_frame();
-                s.after_frame(&mut nes);
-            }
-            s
-        };
-        session.finish(&mut nes);
-        let fps = frames as f64 / (thread_cpu_seconds() - start);
-        return Found {
-            fps,
-            wall_fps: frames as f64 / wall.elapsed().as_secs_f64(),
-            deps: Vec::new(),
-            truth: None,
-        };
+    let mut session = Session::attach(&mut nes, &settings, recording);
+    let mut frame_cpu = Vec::with_capacity(frames as usize);
+    while nes.frame_count() < frames {
+        replay.apply(&mut nes, frames).expect("movie");
+        if nes.frame_count() >= frames {
+            break;
+        }
+        let frame_start = thread_cpu_seconds();
+        session::before_frame(&mut nes, &settings);
+        nes.run_frame();
+        session.after_frame(&mut nes);
+        frame_cpu.push(thread_cpu_seconds() - frame_start);
     }
-    let run = session::run(&mut nes, Some(replay), frames, &settings, |_| true).expect("run");
     let fps = frames as f64 / (thread_cpu_seconds() - start);
+    // The worker's replay of what was logged is part of the wall-clock
+    // time (it waits without using this thread's CPU time).
+    drop(nes.memory_profile());
+    let wall_fps = frames as f64 / wall.elapsed().as_secs_f64();
+    let end = thread_cpu_seconds();
+    let finished = session.finish(&mut nes);
+    let deps = finished.memory.map(|m| m.dependences()).unwrap_or_default();
+    let truth = finished.counts.map(|c| profiler::truth::build(&c));
     Found {
         fps,
-        wall_fps: frames as f64 / wall.elapsed().as_secs_f64(),
-        deps: run.memory.map(|m| m.dependences()).unwrap_or_default(),
-        truth: Some(run.truth),
+        frame_cpu,
+        wall_fps,
+        end_ms: (thread_cpu_seconds() - end) * 1e3,
+        deps,
+        truth,
     }
 }
 
-/// Measured rounds (see `main`).
+/// Measured rounds (see `main`), unless `MEMORY_BURSTS_ROUNDS` says.
 const ROUNDS: usize = 5;
+
+/// The rounds to measure: [`ROUNDS`], or the whole number in the
+/// environment variable `MEMORY_BURSTS_ROUNDS`.
+fn rounds() -> usize {
+    match std::env::var("MEMORY_BURSTS_ROUNDS") {
+        Err(_) => ROUNDS,
+        Ok(text) => match text.parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => fail(format!(
+                "MEMORY_BURSTS_ROUNDS must be a whole number above 0, not {text:?}"
+            )),
+        },
+    }
+}
 
 /// CPU time this thread has used, in seconds.
 fn thread_cpu_seconds() -> f64 {
@@ -163,8 +199,14 @@ fn parse_mode(text: &str) -> Mode {
     } else if text == "truth+memory" {
         Mode::MemoryFull
     } else if let Some(t) = text.strip_prefix("both:") {
-        let (on, period, warmup) = bursts(t);
-        Mode::Both(on, period, warmup)
+        let memory = t.split_once(',').map_or(t, |(m, _)| m);
+        let (on, period, warmup) = bursts(memory);
+        let truth = match t.split_once(',').map(|(_, truth)| bursts(truth)) {
+            None => (on, period),
+            Some((on, period, None)) => (on, period),
+            Some(_) => fail(format!("{text}: truth bursts must be ON/PERIOD")),
+        };
+        Mode::Both(on, period, warmup, truth)
     } else {
         let (on, period, warmup) = bursts(text);
         Mode::MemoryBursts(on, period, warmup)
@@ -183,7 +225,14 @@ fn label(mode: Mode) -> String {
         Mode::MemoryOnly => "memory".into(),
         Mode::MemoryBursts(on, period, w) => format!("memory {}", bursts(on, period, w)),
         Mode::TruthBursts(on, period) => format!("truth {}", bursts(on, period, None)),
-        Mode::Both(on, period, w) => format!("both {}", bursts(on, period, w)),
+        Mode::Both(on, period, w, truth) if truth == (on, period) => {
+            format!("both {}", bursts(on, period, w))
+        }
+        Mode::Both(on, period, w, (t_on, t_period)) => format!(
+            "both {},{}",
+            bursts(on, period, w),
+            bursts(t_on, t_period, None)
+        ),
     }
 }
 
@@ -207,15 +256,31 @@ fn main() {
     modes.extend(asked.iter().copied());
     run(&replay, frames, Mode::Plain);
     let mut found: Vec<Option<Found>> = modes.iter().map(|_| None).collect();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds() {
         for (i, &mode) in modes.iter().enumerate() {
             let f = run(&replay, frames, mode);
-            let (fps, wall_fps) = found[i]
+            let (fps, wall_fps, end_ms) = found[i]
                 .as_ref()
-                .map_or((0.0, 0.0), |b| (b.fps, b.wall_fps));
+                .map_or((0.0, 0.0, f64::MAX), |b| (b.fps, b.wall_fps, b.end_ms));
             let fps = fps.max(f.fps);
             let wall_fps = wall_fps.max(f.wall_fps);
-            found[i] = Some(Found { fps, wall_fps, ..f });
+            let end_ms = end_ms.min(f.end_ms);
+            let frame_cpu = match &found[i] {
+                Some(b) => b
+                    .frame_cpu
+                    .iter()
+                    .zip(&f.frame_cpu)
+                    .map(|(a, b)| a.min(*b))
+                    .collect(),
+                None => f.frame_cpu.clone(),
+            };
+            found[i] = Some(Found {
+                fps,
+                frame_cpu,
+                wall_fps,
+                end_ms,
+                ..f
+            });
         }
     }
     let found: Vec<Found> = found.into_iter().map(|f| f.expect("measured")).collect();
@@ -228,14 +293,18 @@ fn main() {
 
     println!("{}: {frames} frames", args[1]);
     println!(
-        "{:<20} {:>6} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>11} {:>9}",
+        "{:<20} {:>6} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8} {:>9} {:>8} {:>11} {:>9}",
         "mode",
         "fps",
         "vs none",
         "vs truth",
+        "min fps",
+        "min none",
+        "min truth",
         "wall fps",
         "wall none",
         "wall truth",
+        "end ms",
         "deps",
         "weighted",
         "distinct",
@@ -250,11 +319,19 @@ fn main() {
             100.0 * (none.fps / f.fps - 1.0)
         );
         line += &format!("{:>+7.1}% ", 100.0 * (plain.fps / f.fps - 1.0));
+        let min_time = |f: &Found| f.frame_cpu.iter().sum::<f64>();
         line += &format!(
-            "{:>9.0} {:>+8.1}% {:>+8.1}% ",
+            "{:>8.0} {:>+8.1}% {:>+8.1}% ",
+            frames as f64 / min_time(f),
+            100.0 * (min_time(f) / min_time(none) - 1.0),
+            100.0 * (min_time(f) / min_time(plain) - 1.0)
+        );
+        line += &format!(
+            "{:>9.0} {:>+8.1}% {:>+8.1}% {:>7.1} ",
             f.wall_fps,
             100.0 * (none.wall_fps / f.wall_fps - 1.0),
-            100.0 * (plain.wall_fps / f.wall_fps - 1.0)
+            100.0 * (plain.wall_fps / f.wall_fps - 1.0),
+            f.end_ms
         );
         if mode == Mode::TruthOff {
             println!("{line}");
