@@ -37,7 +37,9 @@
 //! milliseconds, which in a run of a few seconds would read as a per cent
 //! of speed that no longer run has). Every mode runs once per round and
 //! its best round counts (see `main`; five rounds, or
-//! `MEMORY_BURSTS_ROUNDS`).
+//! `MEMORY_BURSTS_ROUNDS`). After the table, for each memory or truth
+//! bursts mode, its extra time by place: in a burst's first frame, its
+//! others, the six frames after it and the rest (`by_place`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -71,8 +73,10 @@ enum Mode {
 /// What a run found.
 struct Found {
     fps: f64,
-    /// Each frame's CPU time on this thread, in seconds (see `main`).
+    /// Each frame's CPU time on this thread, in seconds (see `main`),
+    /// from frame `first_frame` on.
     frame_cpu: Vec<f64>,
+    first_frame: u64,
     /// Frames per second of wall-clock time, waiting for the memory
     /// recorder's worker included.
     wall_fps: f64,
@@ -117,11 +121,14 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
     let wall = std::time::Instant::now();
     let mut session = Session::attach(&mut nes, &settings, recording);
     let mut frame_cpu = Vec::with_capacity(frames as usize);
+    let first_frame = nes.frame_count();
     while nes.frame_count() < frames {
         replay.apply(&mut nes, frames).expect("movie");
         if nes.frame_count() >= frames {
             break;
         }
+        // `frame_cpu[i]` is frame `first_frame + i`'s (see `by_place`).
+        assert_eq!(nes.frame_count(), first_frame + frame_cpu.len() as u64);
         let frame_start = thread_cpu_seconds();
         session::before_frame(&mut nes, &settings);
         nes.run_frame();
@@ -140,6 +147,7 @@ fn run(replay: &Replay, frames: u64, mode: Mode) -> Found {
     Found {
         fps,
         frame_cpu,
+        first_frame,
         wall_fps,
         end_ms: (thread_cpu_seconds() - end) * 1e3,
         deps,
@@ -366,4 +374,44 @@ fn main() {
         );
         println!("{line}");
     }
+    for (&mode, f) in modes.iter().zip(&found) {
+        let (on, period, baseline) = match mode {
+            Mode::MemoryBursts(on, period, _) => (on, period, plain),
+            Mode::TruthBursts(on, period) => (on, period, none),
+            _ => continue,
+        };
+        println!("{}", by_place(&label(mode), f, baseline, on, period));
+    }
+}
+
+/// Where a bursty mode's extra time falls: the mean extra CPU time (each
+/// frame's least over the rounds) against `baseline` (`truth` for memory
+/// bursts, `none` for truth bursts), in µs a frame, in the first frame of
+/// a burst, its other frames, each of the six frames after it, and the
+/// rest (BENCHMARKS.md, "where a burst's time went").
+fn by_place(label: &str, f: &Found, baseline: &Found, on: u32, period: u32) -> String {
+    let in_burst = |frame: usize| session::in_burst(frame as u64, on, period);
+    let place = |frame: usize| -> usize {
+        if in_burst(frame) {
+            return usize::from(frame > 0 && in_burst(frame - 1));
+        }
+        // Frames since the last burst frame, if fewer than six.
+        (1..=6)
+            .find(|&k| frame >= k && in_burst(frame - k))
+            .map_or(8, |k| k + 1)
+    };
+    let mut sums = [(0.0, 0u32); 9];
+    for (i, (a, b)) in f.frame_cpu.iter().zip(&baseline.frame_cpu).enumerate() {
+        let (sum, n) = &mut sums[place(f.first_frame as usize + i)];
+        *sum += a - b;
+        *n += 1;
+    }
+    let names = ["first", "later", "+1", "+2", "+3", "+4", "+5", "+6", "rest"];
+    let mut line = format!("{label}: extra µs a frame by place:");
+    for (name, (sum, n)) in names.iter().zip(sums) {
+        if n > 0 {
+            line += &format!(" {name} {:+.1}", sum / n as f64 * 1e6);
+        }
+    }
+    line
 }
