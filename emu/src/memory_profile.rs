@@ -27,9 +27,8 @@
 //! (`nes::MemoryState`; the front half keeps that table between bursts
 //! and sends the profile what changed, [`MemoryProfile::set_writer`]), so
 //! a burst counts exactly what a full recording counts in its frames. Set
-//! aside
-//! instead (a burst's warm-up), it keeps the bytes' values and, back,
-//! the last writers of the bytes that still hold them
+//! aside instead (before a burst's warm-up), it keeps the bytes' values
+//! and, back, the last writers of the bytes that still hold them
 //! (`memory_log::MemoryRecorder::unpark`).
 //!
 //! This is the recorder's back half: the engines call
@@ -38,8 +37,8 @@
 //! on another core). The engines run other monomorphisations of the
 //! instruction code (`cpu::Recorded`: every access, or writes only) only
 //! while the recorder is attached, so the plain engines pay nothing; the
-//! translator's blocks switch handler tables as they run
-//! (`translate::block::Block::set_handlers`). While recording, the
+//! translator's blocks point the ops that report accesses at other
+//! handlers as they run (`translate::op::handler`). While recording, the
 //! translator keeps its idle window and its idle-loop skipping (the skipped
 //! iterations' reads are counted in bulk, `MemoryProfile::repeat_reads`).
 //! An access finds its (instruction, byte) cell through a direct-mapped
