@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use emu::movie::{Movie, Replay};
@@ -366,5 +367,128 @@ fn replaying_the_stream_gives_the_live_graph() {
             );
             assert!(live == file, "{stem} {kind}: via the stream file");
         }
+    }
+}
+
+/// The flow counts themselves, not only the CFG built from them, are the
+/// same on both engines: executions and last opcode per address, every
+/// transfer (the translator counts most of them in bulk, per block and
+/// per link: `emu::translate::flow`), interrupt and BRK entries, and the
+/// call stacks with the instructions credited to each.
+fn assert_same_counts(stem: &str, a: &emu::FlowCounts, b: &emu::FlowCounts) {
+    fn transfers(c: &emu::FlowCounts) -> BTreeMap<(u32, u32), u64> {
+        let mut all = BTreeMap::new();
+        for (src, dst, n) in c.static_transfers() {
+            *all.entry((src, dst)).or_insert(0) += n;
+        }
+        for (&key, &n) in &c.dynamic {
+            *all.entry(key).or_insert(0) += n;
+        }
+        all
+    }
+    fn sorted(m: &emu::int_hash::IntMap<u32, u64>) -> BTreeMap<u32, u64> {
+        m.iter().map(|(&k, &v)| (k, v)).collect()
+    }
+    assert_eq!(a.instructions, b.instructions, "{stem}: instructions");
+    let executed: Vec<_> = a.executed_addresses().collect();
+    let other: Vec<_> = b.executed_addresses().collect();
+    assert_eq!(executed, other, "{stem}: executions");
+    for &(code, _) in &executed {
+        assert_eq!(
+            a.opcode(code),
+            b.opcode(code),
+            "{stem}: opcode at {code:#x}"
+        );
+    }
+    assert_eq!(transfers(a), transfers(b), "{stem}: transfers");
+    assert_eq!(
+        sorted(&a.interrupts),
+        sorted(&b.interrupts),
+        "{stem}: interrupts"
+    );
+    assert_eq!(
+        sorted(&a.brk_handlers),
+        sorted(&b.brk_handlers),
+        "{stem}: BRK entries"
+    );
+    let stacks = |c: &emu::FlowCounts| c.call_stacks().stacks().collect::<Vec<_>>();
+    assert_eq!(stacks(a), stacks(b), "{stem}: call stacks");
+    assert!(
+        transfers(a).len() > 3,
+        "{stem}: {} transfers",
+        transfers(a).len()
+    );
+}
+
+#[test]
+fn both_engines_count_the_same_raw_flow() {
+    fn counts(replay: &Replay, engine: Engine) -> emu::FlowCounts {
+        let mut nes = replay.power_on().unwrap();
+        nes.set_engine(engine);
+        nes.record_flow();
+        while nes.frame_count() < 600 {
+            replay.apply(&mut nes, 600).unwrap();
+            nes.run_frame();
+        }
+        *nes.take_flow_counts().unwrap()
+    }
+    for stem in WORKLOADS.iter().chain(&["tracker", "lunarlimit"]) {
+        let (_, replay) = workload(stem);
+        let a = counts(&replay, Engine::Interpreter);
+        let b = counts(&replay, Engine::Translator);
+        assert_same_counts(stem, &a, &b);
+    }
+}
+
+/// A board with 32 KiB of PRG ROM names code by its CPU address, yet may
+/// switch banks: here (MMC1) the routine at $8100 is `LDA #1; RTS` in one
+/// bank and `LDX #2; NOP; RTS` in the other, called alternately. The
+/// opcode recorded at $8100 and $8102 is the last one executed, on both
+/// engines, whichever frame the run stops in (the translator flushes its
+/// bulk counts at each switch on such boards).
+#[test]
+fn both_engines_count_the_same_flow_under_switched_unnamed_banks() {
+    let mut prg = vec![0xEAu8; 0x8000];
+    let fixed = 0x4000; // $C000
+    #[rustfmt::skip]
+    let main = [
+        0x78, 0xA2, 0xFF, 0x9A, //       SEI; LDX #$FF; TXS
+        0xA9, 0x00, 0x20, 0x20, 0xC0, // loop: LDA #0; JSR setbank
+        0x20, 0x00, 0x81, //             JSR $8100
+        0xA9, 0x01, 0x20, 0x20, 0xC0, // LDA #1; JSR setbank
+        0x20, 0x00, 0x81, //             JSR $8100
+        0x4C, 0x04, 0xC0, //             JMP loop
+    ];
+    prg[fixed..fixed + main.len()].copy_from_slice(&main);
+    // setbank ($C020): the PRG bank register takes five bits, one a write.
+    let mut setbank = Vec::new();
+    for i in 0..5 {
+        setbank.extend_from_slice(&[0x8D, 0x00, 0xE0]); // STA $E000
+        if i < 4 {
+            setbank.push(0x4A); // LSR A
+        }
+    }
+    setbank.push(0x60);
+    prg[fixed + 0x20..fixed + 0x20 + setbank.len()].copy_from_slice(&setbank);
+    prg[0x100..0x103].copy_from_slice(&[0xA9, 0x01, 0x60]);
+    prg[0x4100..0x4104].copy_from_slice(&[0xA2, 0x02, 0xEA, 0x60]);
+    prg[0x4040] = 0x40; // RTI
+    prg[0x7FFA..].copy_from_slice(&[0x40, 0xC0, 0x00, 0xC0, 0x40, 0xC0]);
+    let mut rom = b"NES\x1a".to_vec();
+    rom.extend_from_slice(&[2, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    rom.extend_from_slice(&prg);
+    for frames in [3, 4, 5] {
+        let count = |engine| {
+            let mut nes = Nes::new(Cartridge::from_bytes(&rom).unwrap());
+            nes.set_engine(engine);
+            nes.record_flow();
+            while nes.frame_count() < frames {
+                nes.run_frame();
+            }
+            *nes.take_flow_counts().unwrap()
+        };
+        let (a, b) = (count(Engine::Interpreter), count(Engine::Translator));
+        assert!(a.executed(0x8100) > 100 && a.executed(0x8103) > 100);
+        assert_same_counts(&format!("{frames} frames"), &a, &b);
     }
 }

@@ -74,6 +74,12 @@ impl CodeMap {
         }
     }
 
+    /// Whether PRG-ROM code addresses name their bank (more than 32 KiB of
+    /// PRG ROM).
+    pub fn banked(&self) -> bool {
+        self.banked
+    }
+
     /// The code address of `pc` under the banks mapped now.
     #[inline(always)]
     pub fn key(&mut self, banks: &Banks, pc: u16) -> u32 {

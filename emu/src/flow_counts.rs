@@ -14,11 +14,10 @@
 //! abandons by resetting the stack are dropped when the stack unwinds past
 //! them).
 
-use std::collections::HashMap;
-
 use crate::call_stacks::{CallStacks, FrameKind};
 use crate::code_addr;
 use crate::cpu::opcodes::{Flow, OPCODES};
+use crate::int_hash::IntMap;
 
 /// How a handler was entered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,11 +147,11 @@ pub struct FlowCounts {
     pages: Pages,
     /// (source, destination) counts of RTS, JMP (ind), BRK and software RTI,
     /// and of retired static targets.
-    pub dynamic: HashMap<(u32, u32), u64>,
+    pub dynamic: IntMap<(u32, u32), u64>,
     /// Hardware interrupt entries per handler address.
-    pub interrupts: HashMap<u32, u64>,
+    pub interrupts: IntMap<u32, u64>,
     /// Handler entry points entered by BRK (leaders).
-    pub brk_handlers: HashMap<u32, u64>,
+    pub brk_handlers: IntMap<u32, u64>,
     /// Instructions retired (and hardware interrupt entries, not counted).
     pub instructions: u64,
     /// Open interrupt frames: (stack pointer after the pushes, kind).
@@ -335,6 +334,70 @@ impl FlowCounts {
         }
     }
 
+    /// Whether [`FlowCounts::add_transfers`] can count the transfers of an
+    /// instruction of class `flow` in bulk: a fall-through, branch, `JMP`,
+    /// `JSR` or `RTS`, whose counts do not depend on the order of events
+    /// (BRK and RTI open and close interrupt frames, and an RTI counts as a
+    /// transfer or not by the frame it closes).
+    pub fn transfers_in_bulk(flow: Flow) -> bool {
+        matches!(
+            flow,
+            Flow::None | Flow::Branch | Flow::Jump | Flow::Call | Flow::Return
+        )
+    }
+
+    /// Whether `opcode`'s transfers are counted against one current target
+    /// per address (a branch, `JMP` absolute or `JSR`), whose count moves to
+    /// `dynamic` when patched code changes the target: counting those in
+    /// bulk needs the code fixed until the counts are added.
+    pub fn has_static_target(opcode: u8) -> bool {
+        let info = &OPCODES[opcode as usize];
+        match info.flow {
+            Flow::Branch | Flow::Call => true,
+            Flow::Jump => info.mode == crate::cpu::opcodes::Mode::Absolute,
+            _ => false,
+        }
+    }
+
+    /// `n` transfers from the instruction at `pc` (`opcode`, of a class
+    /// [`FlowCounts::transfers_in_bulk`] takes) to `target`, counted in
+    /// bulk: what `n` calls of [`FlowCounts::instruction`] with that
+    /// `next_pc` would add to the transfer counts (not the executions, the
+    /// instruction count or the call stacks: see
+    /// [`FlowCounts::add_body_executions`], [`FlowCounts::body_retired`],
+    /// [`FlowCounts::stack_call`] and [`FlowCounts::stack_return`]). Under
+    /// self-modifying code a static target's count moves to `dynamic` when
+    /// the target changes; the translator flushes a block's counts before
+    /// its code changes, so the order of these calls does not matter.
+    pub fn add_transfers(&mut self, pc: u32, opcode: u8, target: u32, n: u64) {
+        let info = &OPCODES[opcode as usize];
+        match info.flow {
+            Flow::Branch if target == code_addr::advance(pc, 2) => {}
+            Flow::Branch | Flow::Call => self.static_transfer_n(pc, target, n),
+            Flow::Jump if info.mode == crate::cpu::opcodes::Mode::Absolute => {
+                self.static_transfer_n(pc, target, n)
+            }
+            Flow::Jump | Flow::Return => *self.dynamic.entry((pc, target)).or_insert(0) += n,
+            Flow::None | Flow::ReturnInterrupt | Flow::Break | Flow::Jam => {}
+        }
+    }
+
+    /// The call stacks' part of a JSR to `target` that left the stack
+    /// pointer at `sp`, whose other counts are added in bulk
+    /// ([`FlowCounts::add_transfers`]) or, between truth bursts, not kept
+    /// (all a paused recorder hears of a JSR).
+    #[inline]
+    pub fn stack_call(&mut self, target: u32, sp: u8) {
+        self.stacks.call(target, sp);
+    }
+
+    /// The call stacks' part of an RTS that left the stack pointer at `sp`
+    /// (as [`FlowCounts::stack_call`]).
+    #[inline]
+    pub fn stack_return(&mut self, sp: u8) {
+        self.stacks.ret(sp);
+    }
+
     /// Whether `opcode` moves the call stacks (what a paused recorder
     /// still needs to hear of).
     #[inline(always)]
@@ -383,9 +446,7 @@ impl FlowCounts {
         page.opcode[i] = opcode;
         self.instructions += n;
         self.stacks.retired(n);
-        self.static_transfer(pc, target);
-        let (page, i) = self.pages.get_mut(pc);
-        page.static_count[i] += n - 1;
+        self.static_transfer_n(pc, target, n);
     }
 
     pub fn add_body_executions(&mut self, ops: impl Iterator<Item = (u32, u8)>, count: u64) {
@@ -394,6 +455,16 @@ impl FlowCounts {
             page.executed[i] += count;
             page.opcode[i] = opcode;
             self.instructions += count;
+        }
+    }
+
+    /// `n` transfers of the branch, `JMP` absolute or `JSR` at `pc` to
+    /// `target` (as `n` calls of [`FlowCounts::static_transfer`]).
+    fn static_transfer_n(&mut self, pc: u32, target: u32, n: u64) {
+        if n > 0 {
+            self.static_transfer(pc, target);
+            let (page, i) = self.pages.get_mut(pc);
+            page.static_count[i] += n - 1;
         }
     }
 

@@ -285,7 +285,8 @@ impl Nes {
     #[inline]
     pub fn run_some(&mut self) {
         if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
-            t.flush_on_bank_switch(self.bus.cart.banks.prg_generation, flow);
+            let banked = self.probes.code_map.banked();
+            t.flush_on_bank_switch(&self.bus.cart.banks, banked, flow);
         }
         if self.engine == Engine::Interpreter {
             self.step();

@@ -29,8 +29,22 @@ pub struct Block {
     /// loop: a patched address could turn a harmless poll into an I/O read.
     pub live: bool,
     /// Complete executions of the block not yet added to the flow counts
-    /// (each covers every op but the last, which is counted as it retires).
+    /// whose last op was counted as it retired: each covers every op but
+    /// the last.
     pub pending_body_runs: u64,
+    /// Complete executions not yet added to the flow counts whose last op
+    /// was not counted either: each covers every op, and the last op's
+    /// transfer is counted on the link the chain took next (see
+    /// `translate::flow`).
+    pub pending_runs: u64,
+    /// Whether a complete run may leave its last op's counts to
+    /// `pending_runs` and the links (see `translate::flow`): its exit is a
+    /// fall-through, branch, `JMP`, `JSR` or `RTS`, and a branch's, `JMP`
+    /// absolute's or `JSR`'s target is fixed while the block is valid (its
+    /// operands are not [`Block::live`]).
+    pub counts_by_links: bool,
+    /// The control-flow class of its last op.
+    pub exit_flow: Flow,
     /// Whether the block is a side-effect-free polling loop (see
     /// [`Block::is_idle_loop`]).
     pub idle_loop: bool,
@@ -77,6 +91,11 @@ pub struct Link {
     pub pc: u16,
     pub id: u32,
     pub stamp: u64,
+    /// The code address (`crate::code_addr`) of `id`'s entry.
+    pub code: u32,
+    /// Runs of the block that went on through this link whose last op's
+    /// transfer is not yet in the flow counts (see `translate::flow`).
+    pub count: u64,
 }
 
 impl Block {

@@ -6,6 +6,7 @@ use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
+use crate::flow_counts::FlowCounts;
 use crate::probes::Probes;
 
 impl Translator {
@@ -37,11 +38,21 @@ impl Translator {
         cpu.idle_budget = 0;
         loop {
             let start = bus.cycles;
+            // Whether the run's last transfer is left to the link taken
+            // next (see `flow`).
+            let mut uncounted = false;
             match self.run_block(id, cpu, bus, probes, stop_at_cycle, &mut look_at) {
                 Exit::After(n) => return retired + n as u64,
                 Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
+                Exit::CompletedUncounted => {
+                    retired += self.blocks[id as usize].ops.len() as u64;
+                    uncounted = true;
+                }
             }
             if cpu.jammed.is_some() || bus.ppu.frame_complete {
+                if uncounted {
+                    self.count_exit(id, cpu, bus, probes);
+                }
                 return retired;
             }
             // An idle loop that just ran its second (or later) iteration in a
@@ -50,14 +61,27 @@ impl Translator {
             let block = &self.blocks[id as usize];
             if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
             {
+                if uncounted {
+                    self.count_exit(id, cpu, bus, probes);
+                    uncounted = false;
+                }
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
                 look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }
             previous = id;
-            match self.successor(id, bus, cpu.pc) {
+            let next = match probes.flow.as_deref_mut() {
+                Some(c) if uncounted => self.successor_counted(id, bus, cpu.pc, c),
+                _ => self.successor(id, bus, cpu.pc),
+            };
+            match next {
                 Some(next) => id = next,
-                None => return retired,
+                None => {
+                    if uncounted {
+                        self.count_exit(id, cpu, bus, probes);
+                    }
+                    return retired;
+                }
             }
         }
     }
@@ -161,6 +185,45 @@ impl Translator {
         self.successor_stamped(from, bus, pc, stamp)
     }
 
+    /// [`Translator::successor`] after a complete run of block `from`
+    /// whose last transfer is left to its links (see `flow`): the link
+    /// taken counts it. A link pushed out to make room for a new one
+    /// hands its count to `counts` first. `None` (the next code cannot be
+    /// translated) counts nothing: the caller counts the transfer.
+    #[inline]
+    fn successor_counted(
+        &mut self,
+        from: u32,
+        bus: &mut Bus,
+        pc: u16,
+        counts: &mut FlowCounts,
+    ) -> Option<u32> {
+        let stamp = self.link_stamp(bus);
+        let links = &mut self.blocks[from as usize].links;
+        for link in links.iter_mut() {
+            if link.pc == pc && link.stamp == stamp {
+                link.count += 1;
+                return Some(link.id);
+            }
+        }
+        let id = self.block_at(bus, pc)?;
+        let to = &self.blocks[id as usize];
+        let code = to.ops[0].code(to.code_high);
+        let block = &mut self.blocks[from as usize];
+        let last = &block.ops[block.ops.len() - 1];
+        let (last_code, opcode) = (last.code(block.code_high), last.opcode());
+        Self::flush_link(last_code, opcode, &mut block.links[1], counts);
+        block.links[1] = block.links[0];
+        block.links[0] = Link {
+            pc,
+            id,
+            stamp,
+            code,
+            count: 1,
+        };
+        Some(id)
+    }
+
     /// What makes a link current: the PRG mapping generation and the
     /// invalidation epoch. Neither changes inside a run of blocks (a bank
     /// switch stops the run; invalidation happens between runs).
@@ -180,9 +243,21 @@ impl Translator {
             return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
+        let to = &self.blocks[id as usize];
+        let code = to.ops[0].code(to.code_high);
         let links = &mut self.blocks[from as usize].links;
+        // (A link holds counts only while the flow recorder records, and
+        // then a counted run takes `successor_counted`, which hands them
+        // on; a link pushed out here holds none.)
+        debug_assert_eq!(links[1].count, 0);
         links[1] = links[0];
-        links[0] = Link { pc, id, stamp };
+        links[0] = Link {
+            pc,
+            id,
+            stamp,
+            code,
+            count: 0,
+        };
         Some(id)
     }
 }

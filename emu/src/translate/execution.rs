@@ -5,6 +5,7 @@
 use super::op::{memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
+use crate::cpu::opcodes::Flow;
 use crate::cpu::Cpu;
 use crate::probes::Probes;
 
@@ -70,16 +71,43 @@ impl Translator {
                 look_at,
             );
         }
+        // (The flow recording below changes neither the CPU nor the bus.)
+        let completed = executed == n && !Self::must_stop(cpu, bus, stop_at_cycle);
+        let mut uncounted = false;
         if let Some(c) = probes.flow.as_deref_mut() {
             let high = block.code_high;
             if c.paused() {
                 // Between truth bursts only the call stacks move: a block's
                 // last op is the only one that can move them.
                 if executed == n && block.moves_stacks {
-                    let last = &block.ops[n - 1];
-                    let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
-                    c.instruction(last.code(high), last.bytes[0], next, cpu.s);
+                    match block.exit_flow {
+                        Flow::Call => {
+                            let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                            c.stack_call(target, cpu.s);
+                        }
+                        Flow::Return => c.stack_return(cpu.s),
+                        _ => {
+                            let last = &block.ops[n - 1];
+                            let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                            c.instruction(last.code(high), last.bytes[0], next, cpu.s);
+                        }
+                    }
                 }
+            } else if completed && block.counts_by_links {
+                // Counted by the run and the link the chain takes next
+                // (`flow`); the call stacks hear of it now.
+                c.body_retired(n as u64);
+                match block.exit_flow {
+                    Flow::Call => {
+                        let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                        c.stack_call(target, cpu.s);
+                    }
+                    Flow::Return => c.stack_return(cpu.s),
+                    _ => {}
+                }
+                Self::mark_pending(&mut self.dirty, block, id);
+                block.pending_runs += 1;
+                uncounted = true;
             } else {
                 // Under the banks mapped now: the last op may have switched
                 // them.
@@ -92,9 +120,7 @@ impl Translator {
                     c.body_retired(n as u64 - 1);
                     let last = &block.ops[n - 1];
                     c.instruction(last.code(high), last.bytes[0], next, cpu.s);
-                    if block.pending_body_runs == 0 {
-                        self.dirty.push(id);
-                    }
+                    Self::mark_pending(&mut self.dirty, block, id);
                     block.pending_body_runs += 1;
                 } else {
                     // A partial run: the ops that retired are all
@@ -116,10 +142,10 @@ impl Translator {
                 m.follow(c.call_stacks());
             }
         }
-        if executed == n && !Self::must_stop(cpu, bus, stop_at_cycle) {
-            Exit::Completed
-        } else {
-            Exit::After(executed)
+        match (completed, uncounted) {
+            (true, false) => Exit::Completed,
+            (true, true) => Exit::CompletedUncounted,
+            (false, _) => Exit::After(executed),
         }
     }
 

@@ -80,9 +80,7 @@ impl Translator {
                 block.ops[0].code(high),
                 iterations,
             );
-            if block.pending_body_runs == 0 {
-                self.dirty.push(id);
-            }
+            Self::mark_pending(&mut self.dirty, block, id);
             block.pending_body_runs += iterations;
         }
         if let Some(m) = bus.memory.as_deref_mut() {

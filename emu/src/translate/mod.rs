@@ -66,6 +66,9 @@ const VOLATILE_AFTER: u16 = 8;
 pub enum Exit {
     /// Every op ran.
     Completed,
+    /// Every op ran, and the last op's transfer is left to the link the
+    /// chain takes next (see `flow`).
+    CompletedUncounted,
     /// Stopped after `ops` ops because something outside the block needs
     /// attention (interrupt, frame end, code write, bank switch, single-stepping).
     After(usize),
@@ -92,8 +95,10 @@ pub struct Translator {
     prg_ram_cover: Vec<u16>,
     /// Blocks with pending counts not yet added to the flow counts.
     dirty: Vec<u32>,
-    /// PRG mapping generation at the last flush of pending counts.
+    /// PRG mapping generation, and PRG RAM bank, at the last check for a
+    /// flush of pending counts (`flow::flush_on_bank_switch`).
     flushed_generation: u32,
+    flushed_prg_ram: Option<usize>,
     /// Bumped by every invalidation: block ids may be reused after one, so
     /// successor links made before it are stale.
     link_epoch: u32,

@@ -102,6 +102,13 @@ impl Translator {
             }
         }
         let code_high = code_address(bus.cart.prg_rom.len(), &bus.cart.banks, pc) & !0xFFFF;
+        let exit = ops[ops.len() - 1].opcode();
+        let exit_flow = OPCODES[exit as usize].flow;
+        // A live block's operands change without invalidating it: its
+        // transfers are counted in bulk only where they have no static
+        // target to go stale (an RTS, a `JMP` indirect, a fall-through).
+        let counts_by_links = FlowCounts::transfers_in_bulk(exit_flow)
+            && !(live && FlowCounts::has_static_target(exit));
         let block = Block {
             key,
             code_high,
@@ -114,6 +121,9 @@ impl Translator {
             ops,
             valid: true,
             pending_body_runs: 0,
+            pending_runs: 0,
+            counts_by_links,
+            exit_flow,
             // Stamp 0 is never current (the epoch starts at 1).
             links: [Link::default(); 2],
             handlers: PLAIN,
