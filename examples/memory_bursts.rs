@@ -378,6 +378,7 @@ fn main() {
         let (on, period, baseline) = match mode {
             Mode::MemoryBursts(on, period, _) => (on, period, plain),
             Mode::TruthBursts(on, period) => (on, period, none),
+            Mode::Both(on, period, _, truth) if truth == (on, period) => (on, period, none),
             _ => continue,
         };
         println!("{}", by_place(&label(mode), f, baseline, on, period));
@@ -386,7 +387,8 @@ fn main() {
 
 /// Where a bursty mode's extra time falls: the mean extra CPU time (each
 /// frame's least over the rounds) against `baseline` (`truth` for memory
-/// bursts, `none` for truth bursts), in µs a frame, in the first frame of
+/// bursts, `none` for truth bursts and for both in the same bursts), in
+/// µs a frame, in the first frame of
 /// a burst, its other frames, each of the six frames after it, and the
 /// rest (BENCHMARKS.md, "where a burst's time went").
 fn by_place(label: &str, f: &Found, baseline: &Found, on: u32, period: u32) -> String {

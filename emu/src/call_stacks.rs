@@ -31,6 +31,23 @@
 //! `pending` (one add per instruction or per translated block run) and the
 //! pending count goes to the current context at the next event, or when read.
 //!
+//! Between truth bursts nothing may be needed of the stacks, and following
+//! every JSR and RTS there cost bursty recording more than its bursts (see
+//! `translate::flow`): the recorder is then parked ([`CallStacks::park`])
+//! and hears of nothing, and when it resumes ([`CallStacks::resume`]) the
+//! stacks are read back from the 6502's stack page. A frame open at the
+//! park whose return address (or interrupt frame) still sits, unchanged,
+//! above the stack pointer is kept, with its activation; below the
+//! innermost one kept, each pair of bytes that holds the return address
+//! of a `JSR` (the byte two before it, in the code mapped now, is a `JSR`
+//! opcode) is taken as a call of that `JSR`'s target, outermost first. This
+//! is a reading, not a record: data pushed between two calls that happens
+//! to look like such an address adds a frame, and an interrupt entered
+//! while parked, or a return address into a bank switched out since, is
+//! missed. Bursts start at frame boundaries, where games are mostly in
+//! their main loop a few calls deep; the bursty profiles' overlap with the
+//! full ones (BENCHMARKS.md, issue 26) measures what this loses.
+//!
 //! Known limits: frames pushed while the stack pointer wraps below $0100
 //! close at the next event; contexts beyond [`MAX_DEPTH`] frames (or beyond
 //! [`MAX_NODES`] distinct contexts) are credited to the deepest one kept, so
@@ -98,6 +115,10 @@ pub struct CallStacks {
     pushes: u64,
     /// Instructions retired since the last event, not yet credited.
     pending: u64,
+    /// While parked: the stack-page bytes of each open frame (its return
+    /// address, and for an interrupt the status pushed with it), `None`
+    /// where they wrapped around the page.
+    parked: Vec<Option<[u8; 3]>>,
 }
 
 impl Default for CallStacks {
@@ -121,6 +142,76 @@ impl CallStacks {
             stack: Vec::new(),
             pushes: 0,
             pending: 0,
+            parked: Vec::new(),
+        }
+    }
+
+    /// Bytes the frame of `node` with return stack pointer `ret_sp` holds
+    /// on the stack page (the return address; an interrupt's status byte
+    /// too), and where the lowest of them is.
+    fn frame_bytes(&self, node: u32, ret_sp: u8, page: &[u8; 256]) -> Option<(u8, [u8; 3])> {
+        let size = match self.nodes[node as usize].frame.kind {
+            FrameKind::Call => 2,
+            _ => 3,
+        };
+        let low = (ret_sp as usize + 1).checked_sub(size)?;
+        let mut bytes = [0; 3];
+        bytes[..size].copy_from_slice(&page[low..=ret_sp as usize]);
+        Some((low as u8, bytes))
+    }
+
+    /// Stops hearing of events (see the module doc): remembers what each
+    /// open frame holds on the stack page `page` now.
+    pub fn park(&mut self, page: &[u8; 256]) {
+        self.credit();
+        self.parked = self
+            .stack
+            .iter()
+            .map(|&(node, ret_sp, _)| self.frame_bytes(node, ret_sp, page).map(|(_, b)| b))
+            .collect();
+    }
+
+    /// Hears of events again, with the stack pointer at `sp` and the stack
+    /// page `page` (see the module doc): keeps the open frames still on
+    /// the stack, then reads the calls below them. `jsr_target(address)`
+    /// is the code address of the target of the `JSR` whose return address
+    /// is `address` (so the `JSR` is at `address - 2`), `None` if no `JSR`
+    /// is there.
+    pub fn resume(
+        &mut self,
+        page: &[u8; 256],
+        sp: u8,
+        jsr_target: &mut dyn FnMut(u16) -> Option<u32>,
+    ) {
+        let parked = std::mem::take(&mut self.parked);
+        let kept = self
+            .stack
+            .iter()
+            .zip(&parked)
+            .take_while(|&(&(node, ret_sp, _), saved)| {
+                match (self.frame_bytes(node, ret_sp, page), saved) {
+                    (Some((low, now)), Some(then)) => low > sp && now == *then,
+                    _ => false,
+                }
+            })
+            .count();
+        self.stack.truncate(kept);
+        // The lowest byte of the innermost frame kept (the page's end if
+        // none): calls below it are read from the page.
+        let floor = self
+            .stack
+            .last()
+            .and_then(|&(node, ret_sp, _)| self.frame_bytes(node, ret_sp, page))
+            .map_or(0x100, |(low, _)| low as usize);
+        // `high` is where a return address's high byte would be.
+        let mut high = floor;
+        while high >= sp as usize + 3 {
+            high -= 1;
+            let address = u16::from_le_bytes([page[high - 1], page[high]]);
+            if let Some(target) = jsr_target(address) {
+                self.enter(target, FrameKind::Call, high as u8);
+                high -= 1;
+            }
         }
     }
 
@@ -317,6 +408,42 @@ mod tests {
     fn rts(s: &mut CallStacks, n: u64, sp: u8) {
         s.retired(n + 1);
         s.ret(sp);
+    }
+
+    /// Parked in B (called from A), then B returned, A pushed a byte and
+    /// called C: resuming keeps A (its return address is intact), drops B
+    /// (its bytes were overwritten) and reads C's return address.
+    #[test]
+    fn resume_keeps_intact_frames_and_reads_new_calls() {
+        let mut page = [0u8; 256];
+        let mut s = CallStacks::new();
+        // JSR $8100 at $8010 (returns to $8012+1) with SP $FF.
+        page[0xFF] = 0x80;
+        page[0xFE] = 0x12;
+        s.call(0x8100, 0xFD);
+        // JSR $8200 at $8105.
+        page[0xFD] = 0x81;
+        page[0xFC] = 0x07;
+        s.call(0x8200, 0xFB);
+        s.park(&page);
+        // B's RTS, a PHA of $55, JSR $8300 at $8120.
+        page[0xFD] = 0x55;
+        page[0xFC] = 0x81;
+        page[0xFB] = 0x22;
+        let mut jsr_target = |address: u16| match address {
+            0x8012 => Some(0x8100),
+            0x8107 => Some(0x8200),
+            0x8122 => Some(0x8300),
+            _ => None,
+        };
+        s.resume(&page, 0xFA, &mut jsr_target);
+        assert_eq!(s.path(s.current_node()), vec![call(0x8100), call(0x8300)]);
+        // A is the same activation; C a new one.
+        assert_eq!(s.activations().collect::<Vec<_>>(), vec![1, 3]);
+        // Below a stack pointer above every frame, none is kept or read.
+        s.park(&page);
+        s.resume(&page, 0xFF, &mut jsr_target);
+        assert_eq!(s.depth(), 0);
     }
 
     #[test]

@@ -163,6 +163,10 @@ pub struct FlowCounts {
     /// counted, but the call stacks and interrupt frames are still
     /// followed.
     paused: bool,
+    /// Since the recorder was last parked ([`FlowCounts::park`]): the
+    /// stack pointer when it resumed. Interrupt frames above it may have
+    /// been pushed while it heard nothing.
+    resumed_at: Option<u8>,
 }
 
 impl FlowCounts {
@@ -178,6 +182,34 @@ impl FlowCounts {
         self.frames.clone_from(&other.frames);
         self.stacks.clone_from(&other.stacks);
         self.paused = other.paused;
+        self.resumed_at = other.resumed_at;
+    }
+
+    /// Stops hearing of anything (between bursts when nothing needs the
+    /// call stacks, see [`crate::Nes::set_flow_recording`]): the engines
+    /// no longer report to it at all, and [`FlowCounts::resume`] reads the
+    /// call stacks back from the stack page `page`. Only while paused.
+    pub fn park(&mut self, page: &[u8; 256]) {
+        debug_assert!(self.paused);
+        self.stacks.park(page);
+    }
+
+    /// Hears of events again after [`FlowCounts::park`], the stack pointer
+    /// at `sp` (see [`CallStacks::resume`]). The interrupt frames still
+    /// above it are kept; an RTI that closes none of them but returns
+    /// through stack bytes that were above the stack pointer here is taken
+    /// as returning from a hardware interrupt entered while parked (a BRK
+    /// in a game is far rarer than an NMI), so no transfer is counted.
+    pub fn resume(
+        &mut self,
+        page: &[u8; 256],
+        sp: u8,
+        jsr_target: &mut dyn FnMut(u16) -> Option<u32>,
+    ) {
+        self.stacks.resume(page, sp, jsr_target);
+        self.frames.retain(|&(frame_sp, _)| frame_sp >= sp);
+        // (Any frame pushed while parked and still open is above `sp`.)
+        self.resumed_at = Some(sp);
     }
 
     /// Truth bursts: paused, nothing is counted (no executions, transfers,
@@ -290,7 +322,12 @@ impl FlowCounts {
                 self.stacks.ret(sp);
                 // The RTI pulled 3 bytes: the frame it closes had the stack
                 // pointer 3 below the current one.
-                if self.close_frame(sp.wrapping_sub(3)) != Some(EntryKind::Hardware) {
+                let frame_sp = sp.wrapping_sub(3);
+                let hardware = match self.close_frame(frame_sp) {
+                    Some(kind) => kind == EntryKind::Hardware,
+                    None => self.resumed_at.is_some_and(|at| frame_sp >= at),
+                };
+                if !hardware {
                     self.dynamic_transition(pc, next_pc);
                 }
             }

@@ -85,6 +85,9 @@ pub struct Nes {
     translator: Option<Box<Translator>>,
     /// The memory recorder while paused ([`Nes::set_memory_state`]).
     parked_memory: Option<Box<MemoryRecorder>>,
+    /// The flow recorder set aside between truth bursts while nothing
+    /// needs its call stacks ([`Nes::set_flow_recording`]).
+    parked_flow: Option<Box<FlowCounts>>,
     /// Instructions and interrupt entries executed since power-on.
     retired: u64,
     /// Translator only: stop blocks after every instruction (lockstep tests).
@@ -108,6 +111,7 @@ impl Nes {
             engine: Engine::default(),
             translator: None,
             parked_memory: None,
+            parked_flow: None,
             retired: 0,
             single_step_blocks: false,
             no_idle_skip: false,
@@ -334,6 +338,7 @@ impl Nes {
     /// the flow recorder's call-stack nodes).
     pub fn record_flow(&mut self) {
         self.flush_flow();
+        self.parked_flow = None;
         self.probes.flow = Some(Box::new(FlowCounts::new()));
         let memory = self.bus.memory.as_ref().or(self.parked_memory.as_ref());
         if let Some(lifetime) = memory.map(|m| m.lifetime()) {
@@ -345,22 +350,70 @@ impl Nes {
     /// run (`None` unless [`Nes::record_flow`] was called).
     pub fn flow_counts(&mut self) -> Option<&FlowCounts> {
         self.flush_flow();
-        self.probes.flow.as_deref()
+        self.probes.flow.as_deref().or(self.parked_flow.as_deref())
     }
 
     /// Bursty truth recording (no effect without [`Nes::record_flow`]): off,
-    /// the flow recorder counts nothing and the engines report to it only
-    /// what moves the call stacks ([`FlowCounts::set_paused`]), so the
-    /// stacks stay true and the memory recorder can go on attributing to
-    /// them; on again, it counts as before.
+    /// the flow recorder counts nothing. While the memory recorder records
+    /// or tracks writes, the engines still report to it what moves the call
+    /// stacks ([`FlowCounts::set_paused`]), so that the memory recorder can
+    /// go on attributing to them; otherwise it is parked and hears of
+    /// nothing, so it costs nothing, and the call stacks are read back
+    /// from the stack page when it is needed again
+    /// ([`crate::call_stacks::CallStacks::resume`]). On again, it counts as
+    /// before.
     pub fn set_flow_recording(&mut self, on: bool) {
-        if self.probes.flow.as_ref().is_some_and(|f| f.paused() == on) {
-            // The translator's pending block counts belong to the burst
-            // that ends (and none are pending when one begins).
-            self.flush_flow();
-            if let Some(flow) = self.probes.flow.as_deref_mut() {
+        if let Some(flow) = self.probes.flow.as_deref_mut() {
+            if flow.paused() == on {
+                // The translator's pending block counts belong to the
+                // burst that ends (and none are pending when one begins).
+                if let Some(t) = self.translator.as_mut() {
+                    t.flush_counts(flow);
+                }
                 flow.set_paused(!on);
             }
+        } else if let Some(flow) = self.parked_flow.as_deref_mut() {
+            flow.set_paused(!on);
+        }
+        self.settle_flow();
+    }
+
+    /// Parks the flow recorder when it counts nothing and the memory
+    /// recorder is not attached, and brings it back when either needs it
+    /// (see [`Nes::set_flow_recording`]).
+    fn settle_flow(&mut self) {
+        let Some(paused) = self
+            .probes
+            .flow
+            .as_deref()
+            .or(self.parked_flow.as_deref())
+            .map(FlowCounts::paused)
+        else {
+            return;
+        };
+        let needed = !paused || self.bus.memory.is_some();
+        let page: &[u8; 256] = self.bus.ram[0x100..0x200]
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("RAM holds the stack page"));
+        if !needed {
+            if let Some(mut flow) = self.probes.flow.take() {
+                // (Paused: nothing is pending in the translator.)
+                flow.park(page);
+                self.parked_flow = Some(flow);
+            }
+        } else if let Some(mut flow) = self.parked_flow.take() {
+            let (bus, code_map) = (&self.bus, &mut self.probes.code_map);
+            flow.resume(page, self.cpu.s, &mut |address| {
+                let site = address.wrapping_sub(2);
+                (bus.peek(site) == 0x20).then(|| {
+                    let target = u16::from_le_bytes([
+                        bus.peek(site.wrapping_add(1)),
+                        bus.peek(site.wrapping_add(2)),
+                    ]);
+                    code_map.key(&bus.cart.banks, target)
+                })
+            });
+            self.probes.flow = Some(flow);
         }
     }
 
@@ -370,16 +423,20 @@ impl Nes {
     /// attributed to call-stack contexts, which the flow recorder follows:
     /// it is started too if it is not on.
     pub fn record_memory(&mut self, lifetime: Option<u64>) {
-        if self.probes.flow.is_none() {
+        if self.probes.flow.is_none() && self.parked_flow.is_none() {
             self.record_flow();
         }
         let cart = &self.bus.cart;
-        let mut m = MemoryRecorder::new(!cart.prg_ram.is_empty(), lifetime);
-        if let Some(flow) = self.probes.flow.as_deref() {
+        self.parked_memory = None;
+        self.bus.memory = Some(Box::new(MemoryRecorder::new(
+            !cart.prg_ram.is_empty(),
+            lifetime,
+        )));
+        self.settle_flow();
+        if let (Some(m), Some(flow)) = (self.bus.memory.as_deref_mut(), self.probes.flow.as_deref())
+        {
             m.resync(flow.call_stacks());
         }
-        self.parked_memory = None;
-        self.bus.memory = Some(Box::new(m));
     }
 
     /// The memory profile recorded so far (`None` unless
@@ -399,6 +456,7 @@ impl Nes {
     pub fn take_memory_profile(&mut self) -> Option<Box<MemoryProfile>> {
         let m = self.bus.memory.take().or(self.parked_memory.take());
         self.memory_detached();
+        self.settle_flow();
         m.map(|m| Box::new(m.finish()))
     }
 
@@ -419,12 +477,15 @@ impl Nes {
                 m.park(&self.memory_values());
                 self.parked_memory = Some(m);
             }
+            self.settle_flow();
             return;
         }
         if let Some(mut m) = self.parked_memory.take() {
             m.unpark(&self.memory_values());
             self.bus.memory = Some(m);
         }
+        // The memory recorder attributes to the call stacks.
+        self.settle_flow();
         if let Some(m) = self.bus.memory.as_deref_mut() {
             m.set_recording(state == MemoryState::Recording);
             if let Some(flow) = self.probes.flow.as_deref() {
@@ -459,7 +520,7 @@ impl Nes {
             self.memory_detached();
         }
         self.flush_flow();
-        self.probes.flow.take()
+        self.probes.flow.take().or(self.parked_flow.take())
     }
 
     /// Starts the code/data log's data side (`access_log.rs`) from now,
