@@ -217,7 +217,8 @@ impl FlowCounts {
     /// engines report only the instructions that move the call stacks
     /// (JSR, RTS, BRK, RTI, interrupt entries), so that the stacks, which
     /// the memory recorder attributes to, stay true across the pause.
-    /// The translator's pending counts must be flushed before pausing.
+    /// (The translator's pending counts may be added while paused: they
+    /// are the burst's.)
     pub fn set_paused(&mut self, paused: bool) {
         self.paused = paused;
     }

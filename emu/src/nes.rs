@@ -255,7 +255,12 @@ impl Nes {
 
     fn invalidate_code(&mut self) {
         match self.translator.as_mut() {
-            Some(t) => t.invalidate_written(&mut self.bus, self.probes.flow.as_deref_mut()),
+            Some(t) => {
+                // (A parked recorder may still have counts pending in the
+                // blocks: see `Nes::set_flow_recording`.)
+                let flow = self.probes.flow.as_deref_mut();
+                t.invalidate_written(&mut self.bus, flow.or(self.parked_flow.as_deref_mut()))
+            }
             None => {
                 self.bus.code.take_writes();
             }
@@ -288,7 +293,11 @@ impl Nes {
     /// (a whole block on the translator).
     #[inline]
     pub fn run_some(&mut self) {
-        if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
+        let flow = self.probes.flow.as_deref_mut();
+        if let (Some(t), Some(flow)) = (
+            self.translator.as_mut(),
+            flow.or(self.parked_flow.as_deref_mut()),
+        ) {
             let banked = self.probes.code_map.banked();
             t.flush_on_bank_switch(&self.bus.cart.banks, banked, flow);
         }
@@ -327,7 +336,11 @@ impl Nes {
     /// Adds the translator's pending per-block counts to the flow counts, so
     /// that they are complete.
     fn flush_flow(&mut self) {
-        if let (Some(t), Some(flow)) = (self.translator.as_mut(), self.probes.flow.as_deref_mut()) {
+        let flow = self.probes.flow.as_deref_mut();
+        if let (Some(t), Some(flow)) = (
+            self.translator.as_mut(),
+            flow.or(self.parked_flow.as_deref_mut()),
+        ) {
             t.flush_counts(flow);
         }
     }
@@ -363,16 +376,13 @@ impl Nes {
     /// ([`crate::call_stacks::CallStacks::resume`]). On again, it counts as
     /// before.
     pub fn set_flow_recording(&mut self, on: bool) {
-        if let Some(flow) = self.probes.flow.as_deref_mut() {
-            if flow.paused() == on {
-                // The translator's pending block counts belong to the
-                // burst that ends (and none are pending when one begins).
-                if let Some(t) = self.translator.as_mut() {
-                    t.flush_counts(flow);
-                }
-                flow.set_paused(!on);
-            }
-        } else if let Some(flow) = self.parked_flow.as_deref_mut() {
+        // The translator's pending block counts stay in the blocks until the
+        // counts are read (or a block is dropped, or a switched bank puts
+        // other code at a code address: `Translator::flush_on_bank_switch`),
+        // parked or not: runs between bursts add none, and flushing at
+        // each burst's end cost as much as the burst's own frame.
+        let flow = self.probes.flow.as_deref_mut();
+        if let Some(flow) = flow.or(self.parked_flow.as_deref_mut()) {
             flow.set_paused(!on);
         }
         self.settle_flow();
@@ -397,7 +407,8 @@ impl Nes {
             .unwrap_or_else(|_| unreachable!("RAM holds the stack page"));
         if !needed {
             if let Some(mut flow) = self.probes.flow.take() {
-                // (Paused: nothing is pending in the translator.)
+                // (Counts pending in the translator's blocks stay there:
+                // `flush_flow` finds the parked recorder.)
                 flow.park(page);
                 self.parked_flow = Some(flow);
             }

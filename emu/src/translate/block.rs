@@ -83,6 +83,10 @@ pub struct IdleTiming {
     pub records: Vec<Retired>,
 }
 
+/// [`Link::code`] not yet looked up (no code address is this large: see
+/// `crate::code_addr`).
+pub const NO_CODE: u32 = u32::MAX;
+
 /// A cached successor: block `id` runs next when the PC is `pc`, valid while
 /// `stamp` (PRG mapping generation and the translator's invalidation epoch)
 /// is unchanged.
@@ -91,7 +95,9 @@ pub struct Link {
     pub pc: u16,
     pub id: u32,
     pub stamp: u64,
-    /// The code address (`crate::code_addr`) of `id`'s entry.
+    /// The code address (`crate::code_addr`) of `id`'s entry, once a
+    /// counted run took the link ([`NO_CODE`] before: the plain chain does
+    /// not look it up).
     pub code: u32,
     /// Runs of the block that went on through this link whose last op's
     /// transfer is not yet in the flow counts (see `translate::flow`).

@@ -1,7 +1,7 @@
 //! Block chaining: running block after block without leaving the
 //! translator, each block linking to its recent successors.
 
-use super::block::Link;
+use super::block::{Link, NO_CODE};
 use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
@@ -199,16 +199,21 @@ impl Translator {
         counts: &mut FlowCounts,
     ) -> Option<u32> {
         let stamp = self.link_stamp(bus);
-        let links = &mut self.blocks[from as usize].links;
-        for link in links.iter_mut() {
+        for k in 0..2 {
+            let link = self.blocks[from as usize].links[k];
             if link.pc == pc && link.stamp == stamp {
-                link.count += 1;
+                if link.code == NO_CODE {
+                    // Made by a run that counted nothing: the block it
+                    // names is still the one at `pc` (the stamp is current).
+                    let code = self.entry_code(link.id);
+                    self.blocks[from as usize].links[k].code = code;
+                }
+                self.blocks[from as usize].links[k].count += 1;
                 return Some(link.id);
             }
         }
         let id = self.block_at(bus, pc)?;
-        let to = &self.blocks[id as usize];
-        let code = to.ops[0].code(to.code_high);
+        let code = self.entry_code(id);
         let block = &mut self.blocks[from as usize];
         let last = &block.ops[block.ops.len() - 1];
         let (last_code, opcode) = (last.code(block.code_high), last.opcode());
@@ -222,6 +227,29 @@ impl Translator {
             count: 1,
         };
         Some(id)
+    }
+
+    /// Keeps the counts of block `from`'s second link, about to be pushed
+    /// out by a run that counts nothing, for the next flush
+    /// (`Translator::flush_counts`).
+    #[cold]
+    fn spill_link(&mut self, from: u32) {
+        let block = &mut self.blocks[from as usize];
+        let last = &block.ops[block.ops.len() - 1];
+        let link = &mut block.links[1];
+        self.spilled.push((
+            last.code(block.code_high),
+            last.opcode(),
+            link.code,
+            link.count,
+        ));
+        link.count = 0;
+    }
+
+    /// The code address of block `id`'s entry.
+    fn entry_code(&self, id: u32) -> u32 {
+        let block = &self.blocks[id as usize];
+        block.ops[0].code(block.code_high)
     }
 
     /// What makes a link current: the PRG mapping generation and the
@@ -243,19 +271,17 @@ impl Translator {
             return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
-        let to = &self.blocks[id as usize];
-        let code = to.ops[0].code(to.code_high);
+        if self.blocks[from as usize].links[1].count > 0 {
+            // Counted in a truth burst, pushed out after it.
+            self.spill_link(from);
+        }
         let links = &mut self.blocks[from as usize].links;
-        // (A link holds counts only while the flow recorder records, and
-        // then a counted run takes `successor_counted`, which hands them
-        // on; a link pushed out here holds none.)
-        debug_assert_eq!(links[1].count, 0);
         links[1] = links[0];
         links[0] = Link {
             pc,
             id,
             stamp,
-            code,
+            code: NO_CODE,
             count: 0,
         };
         Some(id)

@@ -5,8 +5,10 @@
 use super::op::{memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
+use crate::code_addr::CodeMap;
 use crate::cpu::opcodes::Flow;
 use crate::cpu::Cpu;
+use crate::flow_counts::FlowCounts;
 use crate::probes::Probes;
 
 impl Translator {
@@ -79,32 +81,20 @@ impl Translator {
             if c.paused() {
                 // Between truth bursts only the call stacks move: a block's
                 // last op is the only one that can move them.
-                if executed == n && block.moves_stacks {
-                    match block.exit_flow {
-                        Flow::Call => {
-                            let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
-                            c.stack_call(target, cpu.s);
-                        }
-                        Flow::Return => c.stack_return(cpu.s),
-                        _ => {
-                            let last = &block.ops[n - 1];
-                            let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
-                            c.instruction(last.code(high), last.bytes[0], next, cpu.s);
-                        }
-                    }
+                if executed == n
+                    && block.moves_stacks
+                    && !Self::tell_stacks(block.exit_flow, c, &mut probes.code_map, bus, cpu)
+                {
+                    // BRK, RTI: the interrupt frames move too.
+                    let last = &block.ops[n - 1];
+                    let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                    c.instruction(last.code(high), last.bytes[0], next, cpu.s);
                 }
             } else if completed && block.counts_by_links {
                 // Counted by the run and the link the chain takes next
                 // (`flow`); the call stacks hear of it now.
                 c.body_retired(n as u64);
-                match block.exit_flow {
-                    Flow::Call => {
-                        let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
-                        c.stack_call(target, cpu.s);
-                    }
-                    Flow::Return => c.stack_return(cpu.s),
-                    _ => {}
-                }
+                Self::tell_stacks(block.exit_flow, c, &mut probes.code_map, bus, cpu);
                 Self::mark_pending(&mut self.dirty, block, id);
                 block.pending_runs += 1;
                 uncounted = true;
@@ -146,6 +136,31 @@ impl Translator {
             (true, false) => Exit::Completed,
             (true, true) => Exit::CompletedUncounted,
             (false, _) => Exit::After(executed),
+        }
+    }
+
+    /// Tells `c` what a complete run of a block ending in a `JSR` or `RTS`
+    /// (`exit`) did to the call stacks, and nothing else (the run's other
+    /// counts are kept elsewhere, or not at all between bursts); false for
+    /// other exits.
+    #[inline(always)]
+    fn tell_stacks(
+        exit: Flow,
+        c: &mut FlowCounts,
+        code_map: &mut CodeMap,
+        bus: &Bus,
+        cpu: &Cpu,
+    ) -> bool {
+        match exit {
+            Flow::Call => {
+                c.stack_call(code_map.key(&bus.cart.banks, cpu.pc), cpu.s);
+                true
+            }
+            Flow::Return => {
+                c.stack_return(cpu.s);
+                true
+            }
+            _ => false,
         }
     }
 

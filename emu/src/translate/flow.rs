@@ -98,6 +98,9 @@ impl Translator {
         }
         dirty.clear();
         self.dirty = dirty;
+        for (from, opcode, to, n) in self.spilled.drain(..) {
+            counts.add_transfers(from, opcode, to, n);
+        }
     }
 
     /// Flushes pending counts if the PRG mapping changed since the last

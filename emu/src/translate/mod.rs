@@ -95,6 +95,9 @@ pub struct Translator {
     prg_ram_cover: Vec<u16>,
     /// Blocks with pending counts not yet added to the flow counts.
     dirty: Vec<u32>,
+    /// Transfers counted on links that were since pushed out (source code
+    /// address, its opcode, destination, count), not yet added.
+    spilled: Vec<(u32, u8, u32, u64)>,
     /// PRG mapping generation, and PRG RAM bank, at the last check for a
     /// flush of pending counts (`flow::flush_on_bank_switch`).
     flushed_generation: u32,
