@@ -140,6 +140,9 @@ impl Nes {
 
     /// Switches engines; allowed at any instruction boundary.
     pub fn set_engine(&mut self, engine: Engine) {
+        // The translator's pending counts go in before the other engine
+        // counts anything (`run_some` checks them only on the translator).
+        self.flush_flow();
         self.engine = engine;
     }
 
@@ -293,6 +296,10 @@ impl Nes {
     /// (a whole block on the translator).
     #[inline]
     pub fn run_some(&mut self) {
+        if self.engine == Engine::Interpreter {
+            self.step();
+            return;
+        }
         let flow = self.probes.flow.as_deref_mut();
         if let (Some(t), Some(flow)) = (
             self.translator.as_mut(),
@@ -300,10 +307,6 @@ impl Nes {
         ) {
             let banked = self.probes.code_map.banked();
             t.flush_on_bank_switch(&self.bus.cart.banks, banked, flow);
-        }
-        if self.engine == Engine::Interpreter {
-            self.step();
-            return;
         }
         if self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
             // Interrupt entries go through the interpreter's sequence.

@@ -1,7 +1,7 @@
 //! Block chaining: running block after block without leaving the
 //! translator, each block linking to its recent successors.
 
-use super::block::{Link, NO_CODE};
+use super::block::{Block, Link, NO_CODE};
 use super::op::settle;
 use super::{Exit, Translator};
 use crate::bus::Bus;
@@ -229,15 +229,15 @@ impl Translator {
         Some(id)
     }
 
-    /// Keeps the counts of block `from`'s second link, about to be pushed
+    /// Keeps the counts of `block`'s second link, about to be pushed
     /// out by a run that counts nothing, for the next flush
     /// (`Translator::flush_counts`).
     #[cold]
-    fn spill_link(&mut self, from: u32) {
-        let block = &mut self.blocks[from as usize];
+    #[inline(never)]
+    fn spill_link(block: &mut Block, spilled: &mut Vec<(u32, u8, u32, u64)>) {
         let last = &block.ops[block.ops.len() - 1];
         let link = &mut block.links[1];
-        self.spilled.push((
+        spilled.push((
             last.code(block.code_high),
             last.opcode(),
             link.code,
@@ -271,11 +271,12 @@ impl Translator {
             return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
-        if self.blocks[from as usize].links[1].count > 0 {
+        let block = &mut self.blocks[from as usize];
+        if block.links[1].count > 0 {
             // Counted in a truth burst, pushed out after it.
-            self.spill_link(from);
+            Self::spill_link(block, &mut self.spilled);
         }
-        let links = &mut self.blocks[from as usize].links;
+        let links = &mut block.links;
         links[1] = links[0];
         links[0] = Link {
             pc,
