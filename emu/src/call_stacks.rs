@@ -101,9 +101,32 @@ struct Node {
 
 type KeyMap = IntMap<u64, u32>;
 
+/// What a call site remembers of the context its last `JSR` entered
+/// ([`CallStacks::call_cached`]): the trie lookup is skipped when the same
+/// site calls the same target from the same context of the same recorder
+/// again, as loops and per-frame routines mostly do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallCache {
+    /// The recorder's [`CallStacks::id`] (0: none).
+    stacks: u32,
+    parent: u32,
+    target: u32,
+    node: u32,
+}
+
+/// Identities of recorders ([`CallStacks::id`]), from 1.
+static NEXT_ID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+fn next_id() -> u32 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The call-stack recorder (see the module doc).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct CallStacks {
+    /// Tells recorders apart for the call sites' caches: a copy gets its
+    /// own, since its trie may grow apart from the original's.
+    id: u32,
     nodes: Vec<Node>,
     /// (parent node, entry, kind) packed into a u64 → child node.
     children: KeyMap,
@@ -121,6 +144,30 @@ pub struct CallStacks {
     parked: Vec<Option<[u8; 3]>>,
 }
 
+impl Clone for CallStacks {
+    fn clone(&self) -> Self {
+        CallStacks {
+            id: next_id(),
+            nodes: self.nodes.clone(),
+            children: self.children.clone(),
+            stack: self.stack.clone(),
+            pushes: self.pushes,
+            pending: self.pending,
+            parked: self.parked.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, other: &Self) {
+        self.nodes.clone_from(&other.nodes);
+        self.children.clone_from(&other.children);
+        self.stack.clone_from(&other.stack);
+        self.pushes = other.pushes;
+        self.pending = other.pending;
+        self.parked.clone_from(&other.parked);
+        self.id = next_id();
+    }
+}
+
 impl Default for CallStacks {
     fn default() -> Self {
         CallStacks::new()
@@ -130,6 +177,7 @@ impl Default for CallStacks {
 impl CallStacks {
     pub fn new() -> CallStacks {
         CallStacks {
+            id: next_id(),
             nodes: vec![Node {
                 parent: 0,
                 frame: Frame {
@@ -265,6 +313,40 @@ impl CallStacks {
         }
     }
 
+    /// [`CallStacks::call`] from a call site that keeps `cache`.
+    #[inline]
+    pub fn call_cached(&mut self, target: u32, sp: u8, cache: &mut CallCache) {
+        let ret_sp = sp.wrapping_add(2);
+        self.credit();
+        self.close_below(ret_sp);
+        if self.stack.len() >= MAX_DEPTH {
+            return;
+        }
+        let parent = self.current();
+        let node = if *cache
+            == (CallCache {
+                stacks: self.id,
+                parent,
+                target,
+                node: cache.node,
+            }) {
+            cache.node
+        } else {
+            let Some(node) = self.child(parent, target, FrameKind::Call) else {
+                return;
+            };
+            *cache = CallCache {
+                stacks: self.id,
+                parent,
+                target,
+                node,
+            };
+            node
+        };
+        self.pushes += 1;
+        self.stack.push((node, ret_sp, self.pushes));
+    }
+
     fn enter(&mut self, entry: u32, kind: FrameKind, ret_sp: u8) {
         self.credit();
         // The new frame's return address was pushed where any frame with
@@ -274,25 +356,31 @@ impl CallStacks {
             return;
         }
         let parent = self.current();
-        let key = (parent as u64) << 32 | (entry as u64) << 3 | kind.bits();
-        let node = match self.children.get(&key) {
-            Some(&node) => node,
-            None => {
-                if self.nodes.len() >= MAX_NODES {
-                    return;
-                }
-                let node = self.nodes.len() as u32;
-                self.nodes.push(Node {
-                    parent,
-                    frame: Frame { entry, kind },
-                    weight: 0,
-                });
-                self.children.insert(key, node);
-                node
-            }
+        let Some(node) = self.child(parent, entry, kind) else {
+            return;
         };
         self.pushes += 1;
         self.stack.push((node, ret_sp, self.pushes));
+    }
+
+    /// The node of context `parent` entering `entry` by `kind`, added if
+    /// new (`None` when the trie is full).
+    fn child(&mut self, parent: u32, entry: u32, kind: FrameKind) -> Option<u32> {
+        let key = (parent as u64) << 32 | (entry as u64) << 3 | kind.bits();
+        if let Some(&node) = self.children.get(&key) {
+            return Some(node);
+        }
+        if self.nodes.len() >= MAX_NODES {
+            return None;
+        }
+        let node = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            parent,
+            frame: Frame { entry, kind },
+            weight: 0,
+        });
+        self.children.insert(key, node);
+        Some(node)
     }
 
     /// Frames entered so far (each entry's activation serial is the count
@@ -444,6 +532,34 @@ mod tests {
         s.park(&page);
         s.resume(&page, 0xFF, &mut jsr_target);
         assert_eq!(s.depth(), 0);
+    }
+
+    /// A call site's cache gives the same contexts as the lookup, from any
+    /// parent and in any recorder (another's nodes are numbered apart).
+    #[test]
+    fn cached_calls_enter_the_contexts_lookups_do() {
+        let mut cache = CallCache::default();
+        let (mut a, mut b) = (CallStacks::new(), CallStacks::new());
+        b.call(0x9000, 0xFD);
+        b.ret(0xFF);
+        for s in [&mut a, &mut b] {
+            for outer in [None, Some(0x8800)] {
+                for _ in 0..2 {
+                    if let Some(target) = outer {
+                        s.call(target, 0xFD);
+                    }
+                    s.retired(1);
+                    s.call_cached(0x8100, 0xFB, &mut cache);
+                    let expected: Vec<_> = outer.into_iter().chain([0x8100]).map(call).collect();
+                    assert_eq!(s.path(s.current_node()), expected);
+                    s.ret(0xFF);
+                }
+            }
+        }
+        let mut copy = a.clone();
+        copy.call_cached(0x8100, 0xFB, &mut cache);
+        assert_eq!(copy.path(copy.current_node()), vec![call(0x8100)]);
+        assert_ne!(cache.stacks, a.id);
     }
 
     #[test]

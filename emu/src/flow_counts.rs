@@ -14,7 +14,7 @@
 //! abandons by resetting the stack are dropped when the stack unwinds past
 //! them).
 
-use crate::call_stacks::{CallStacks, FrameKind};
+use crate::call_stacks::{CallCache, CallStacks, FrameKind};
 use crate::code_addr;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::int_hash::IntMap;
@@ -423,10 +423,11 @@ impl FlowCounts {
     /// The call stacks' part of a JSR to `target` that left the stack
     /// pointer at `sp`, whose other counts are added in bulk
     /// ([`FlowCounts::add_transfers`]) or, between truth bursts, not kept
-    /// (all a paused recorder hears of a JSR).
+    /// (all a paused recorder hears of a JSR). `cache` is the call site's
+    /// ([`CallStacks::call_cached`]).
     #[inline]
-    pub fn stack_call(&mut self, target: u32, sp: u8) {
-        self.stacks.call(target, sp);
+    pub fn stack_call(&mut self, target: u32, sp: u8, cache: &mut CallCache) {
+        self.stacks.call_cached(target, sp, cache);
     }
 
     /// The call stacks' part of an RTS that left the stack pointer at `sp`

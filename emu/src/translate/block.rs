@@ -3,6 +3,7 @@
 //! location it was decoded from so lookups and invalidation can find it.
 
 use super::op::Op;
+use crate::call_stacks::CallCache;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::sampling::Retired;
@@ -45,6 +46,9 @@ pub struct Block {
     pub counts_by_links: bool,
     /// The control-flow class of its last op.
     pub exit_flow: Flow,
+    /// For a block ending in a `JSR`: the context its last call entered
+    /// (the call stacks' lookup skipped when it repeats).
+    pub call_cache: CallCache,
     /// Whether the block is a side-effect-free polling loop (see
     /// [`Block::is_idle_loop`]).
     pub idle_loop: bool,

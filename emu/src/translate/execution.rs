@@ -2,6 +2,7 @@
 //! it holds them, else one at a time, and the block stops early when
 //! something outside it needs attention.
 
+use super::block::Block;
 use super::op::{memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
@@ -83,7 +84,7 @@ impl Translator {
                 // last op is the only one that can move them.
                 if executed == n
                     && block.moves_stacks
-                    && !Self::tell_stacks(block.exit_flow, c, &mut probes.code_map, bus, cpu)
+                    && !Self::tell_stacks(block, c, &mut probes.code_map, bus, cpu)
                 {
                     // BRK, RTI: the interrupt frames move too.
                     let last = &block.ops[n - 1];
@@ -94,7 +95,7 @@ impl Translator {
                 // Counted by the run and the link the chain takes next
                 // (`flow`); the call stacks hear of it now.
                 c.body_retired(n as u64);
-                Self::tell_stacks(block.exit_flow, c, &mut probes.code_map, bus, cpu);
+                Self::tell_stacks(block, c, &mut probes.code_map, bus, cpu);
                 Self::mark_pending(&mut self.dirty, block, id);
                 block.pending_runs += 1;
                 uncounted = true;
@@ -139,21 +140,22 @@ impl Translator {
         }
     }
 
-    /// Tells `c` what a complete run of a block ending in a `JSR` or `RTS`
-    /// (`exit`) did to the call stacks, and nothing else (the run's other
+    /// Tells `c` what a complete run of `block`, ending in a `JSR` or
+    /// `RTS`, did to the call stacks, and nothing else (the run's other
     /// counts are kept elsewhere, or not at all between bursts); false for
     /// other exits.
     #[inline(always)]
     fn tell_stacks(
-        exit: Flow,
+        block: &mut Block,
         c: &mut FlowCounts,
         code_map: &mut CodeMap,
         bus: &Bus,
         cpu: &Cpu,
     ) -> bool {
-        match exit {
+        match block.exit_flow {
             Flow::Call => {
-                c.stack_call(code_map.key(&bus.cart.banks, cpu.pc), cpu.s);
+                let target = code_map.key(&bus.cart.banks, cpu.pc);
+                c.stack_call(target, cpu.s, &mut block.call_cache);
                 true
             }
             Flow::Return => {

@@ -7,6 +7,7 @@ use super::op::Op;
 use super::op::PLAIN;
 use super::Translator;
 use crate::bus::Bus;
+use crate::call_stacks::CallCache;
 use crate::code_addr::code_address;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, OPCODES};
@@ -124,6 +125,7 @@ impl Translator {
             pending_runs: 0,
             counts_by_links,
             exit_flow,
+            call_cache: CallCache::default(),
             // Stamp 0 is never current (the epoch starts at 1).
             links: [Link::default(); 2],
             handlers: PLAIN,
