@@ -122,7 +122,6 @@ fn next_id() -> u32 {
 }
 
 /// The call-stack recorder (see the module doc).
-#[derive(Debug)]
 pub struct CallStacks {
     /// Tells recorders apart for the call sites' caches: a copy gets its
     /// own, since its trie may grow apart from the original's.
@@ -142,6 +141,21 @@ pub struct CallStacks {
     /// address, and for an interrupt the status pushed with it), `None`
     /// where they wrapped around the page.
     parked: Vec<Option<[u8; 3]>>,
+}
+
+/// (Without the identity: two recorders holding the same stacks print
+/// alike.)
+impl std::fmt::Debug for CallStacks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallStacks")
+            .field("nodes", &self.nodes)
+            .field("children", &self.children)
+            .field("stack", &self.stack)
+            .field("pushes", &self.pushes)
+            .field("pending", &self.pending)
+            .field("parked", &self.parked)
+            .finish()
+    }
 }
 
 impl Clone for CallStacks {
