@@ -282,7 +282,11 @@ impl FlowCounts {
 
     /// An instruction at `pc` retired; the CPU then was at `next_pc` with
     /// stack pointer `sp` (before any interrupt that follows).
-    #[inline]
+    ///
+    /// Inlined up to the transfer: the interpreter calls it at every
+    /// instruction, and most fall through (the call, its prologue and the
+    /// `match` were most of what it cost there).
+    #[inline(always)]
     pub fn instruction(&mut self, pc: u32, opcode: u8, next_pc: u32, sp: u8) {
         if self.paused {
             self.follow_stack(opcode, next_pc, sp);
@@ -293,6 +297,15 @@ impl FlowCounts {
         page.opcode[i] = opcode;
         self.instructions += 1;
         self.stacks.retired(1);
+        if OPCODES[opcode as usize].flow != Flow::None {
+            self.transfer(pc, opcode, next_pc, sp);
+        }
+    }
+
+    /// The transfer part of [`FlowCounts::instruction`], for an
+    /// instruction that is not a fall-through.
+    #[inline(never)]
+    fn transfer(&mut self, pc: u32, opcode: u8, next_pc: u32, sp: u8) {
         let info = &OPCODES[opcode as usize];
         match info.flow {
             Flow::None => {}
