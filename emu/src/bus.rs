@@ -543,6 +543,13 @@ impl Bus {
         self.lines & 2 != 0
     }
 
+    /// The 6502's stack page ($0100-$01FF).
+    pub fn stack_page(&self) -> &[u8; 256] {
+        self.ram[0x100..0x200]
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("RAM holds the stack page"))
+    }
+
     /// Reads memory without side effects (for disassembly and traces). PPU and
     /// I/O registers, which have read side effects, return open bus.
     pub fn peek(&self, addr: u16) -> u8 {

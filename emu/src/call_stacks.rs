@@ -330,38 +330,23 @@ impl CallStacks {
     /// [`CallStacks::call`] from a call site that keeps `cache`.
     #[inline]
     pub fn call_cached(&mut self, target: u32, sp: u8, cache: &mut CallCache) {
-        let ret_sp = sp.wrapping_add(2);
-        self.credit();
-        self.close_below(ret_sp);
-        if self.stack.len() >= MAX_DEPTH {
-            return;
-        }
-        let parent = self.current();
-        let node = if *cache
-            == (CallCache {
-                stacks: self.id,
-                parent,
-                target,
-                node: cache.node,
-            }) {
-            cache.node
-        } else {
-            let Some(node) = self.child(parent, target, FrameKind::Call) else {
-                return;
-            };
-            *cache = CallCache {
-                stacks: self.id,
-                parent,
-                target,
-                node,
-            };
-            node
-        };
-        self.pushes += 1;
-        self.stack.push((node, ret_sp, self.pushes));
+        self.enter_from(target, FrameKind::Call, sp.wrapping_add(2), Some(cache));
     }
 
     fn enter(&mut self, entry: u32, kind: FrameKind, ret_sp: u8) {
+        self.enter_from(entry, kind, ret_sp, None);
+    }
+
+    /// Opens a frame for `entry` entered by `kind`, returning to `ret_sp`,
+    /// from a call site that keeps `cache` if any.
+    #[inline(always)]
+    fn enter_from(
+        &mut self,
+        entry: u32,
+        kind: FrameKind,
+        ret_sp: u8,
+        cache: Option<&mut CallCache>,
+    ) {
         self.credit();
         // The new frame's return address was pushed where any frame with
         // `ret_sp` at or below this one's had its own: those are gone.
@@ -370,8 +355,24 @@ impl CallStacks {
             return;
         }
         let parent = self.current();
-        let Some(node) = self.child(parent, entry, kind) else {
-            return;
+        let node = match cache {
+            Some(c) if (c.stacks, c.parent, c.target) == (self.id, parent, entry) => c.node,
+            Some(c) => {
+                let Some(node) = self.child(parent, entry, kind) else {
+                    return;
+                };
+                *c = CallCache {
+                    stacks: self.id,
+                    parent,
+                    target: entry,
+                    node,
+                };
+                node
+            }
+            None => match self.child(parent, entry, kind) {
+                Some(node) => node,
+                None => return,
+            },
         };
         self.pushes += 1;
         self.stack.push((node, ret_sp, self.pushes));

@@ -450,12 +450,12 @@ impl FlowCounts {
         self.stacks.ret(sp);
     }
 
-    /// Whether `opcode` moves the call stacks (what a paused recorder
-    /// still needs to hear of).
+    /// Whether an instruction of class `flow` moves the call stacks (what
+    /// a paused recorder still needs to hear of).
     #[inline(always)]
-    pub fn moves_stacks(opcode: u8) -> bool {
+    pub fn moves_stacks(flow: Flow) -> bool {
         matches!(
-            OPCODES[opcode as usize].flow,
+            flow,
             Flow::Call | Flow::Return | Flow::Break | Flow::ReturnInterrupt
         )
     }

@@ -261,8 +261,8 @@ impl Nes {
             Some(t) => {
                 // (A parked recorder may still have counts pending in the
                 // blocks: see `Nes::set_flow_recording`.)
-                let flow = self.probes.flow.as_deref_mut();
-                t.invalidate_written(&mut self.bus, flow.or(self.parked_flow.as_deref_mut()))
+                let flow = flow_recorder(&mut self.probes.flow, &mut self.parked_flow);
+                t.invalidate_written(&mut self.bus, flow)
             }
             None => {
                 self.bus.code.take_writes();
@@ -300,11 +300,8 @@ impl Nes {
             self.step();
             return;
         }
-        let flow = self.probes.flow.as_deref_mut();
-        if let (Some(t), Some(flow)) = (
-            self.translator.as_mut(),
-            flow.or(self.parked_flow.as_deref_mut()),
-        ) {
+        let flow = flow_recorder(&mut self.probes.flow, &mut self.parked_flow);
+        if let (Some(t), Some(flow)) = (self.translator.as_mut(), flow) {
             let banked = self.probes.code_map.banked();
             t.flush_on_bank_switch(&self.bus.cart.banks, banked, flow);
         }
@@ -339,11 +336,8 @@ impl Nes {
     /// Adds the translator's pending per-block counts to the flow counts, so
     /// that they are complete.
     fn flush_flow(&mut self) {
-        let flow = self.probes.flow.as_deref_mut();
-        if let (Some(t), Some(flow)) = (
-            self.translator.as_mut(),
-            flow.or(self.parked_flow.as_deref_mut()),
-        ) {
+        let flow = flow_recorder(&mut self.probes.flow, &mut self.parked_flow);
+        if let (Some(t), Some(flow)) = (self.translator.as_mut(), flow) {
             t.flush_counts(flow);
         }
     }
@@ -384,8 +378,7 @@ impl Nes {
         // other code at a code address: `Translator::flush_on_bank_switch`),
         // parked or not: runs between bursts add none, and flushing at
         // each burst's end cost as much as the burst's own frame.
-        let flow = self.probes.flow.as_deref_mut();
-        if let Some(flow) = flow.or(self.parked_flow.as_deref_mut()) {
+        if let Some(flow) = flow_recorder(&mut self.probes.flow, &mut self.parked_flow) {
             flow.set_paused(!on);
         }
         self.settle_flow();
@@ -405,19 +398,16 @@ impl Nes {
             return;
         };
         let needed = !paused || self.bus.memory.is_some();
-        let page: &[u8; 256] = self.bus.ram[0x100..0x200]
-            .try_into()
-            .unwrap_or_else(|_| unreachable!("RAM holds the stack page"));
         if !needed {
             if let Some(mut flow) = self.probes.flow.take() {
                 // (Counts pending in the translator's blocks stay there:
                 // `flush_flow` finds the parked recorder.)
-                flow.park(page);
+                flow.park(self.bus.stack_page());
                 self.parked_flow = Some(flow);
             }
         } else if let Some(mut flow) = self.parked_flow.take() {
             let (bus, code_map) = (&self.bus, &mut self.probes.code_map);
-            flow.resume(page, self.cpu.s, &mut |address| {
+            flow.resume(bus.stack_page(), self.cpu.s, &mut |address| {
                 let site = address.wrapping_sub(2);
                 (bus.peek(site) == 0x20).then(|| {
                     let target = u16::from_le_bytes([
@@ -771,4 +761,14 @@ impl Nes {
     pub fn jammed(&self) -> Option<(u16, u8)> {
         self.cpu.jammed
     }
+}
+
+/// The flow recorder, attached or parked (`Nes::set_flow_recording`): a
+/// function of the two fields, so that the translator can be borrowed
+/// beside it.
+fn flow_recorder<'a>(
+    attached: &'a mut Option<Box<FlowCounts>>,
+    parked: &'a mut Option<Box<FlowCounts>>,
+) -> Option<&'a mut FlowCounts> {
+    attached.as_deref_mut().or(parked.as_deref_mut())
 }

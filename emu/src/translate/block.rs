@@ -6,6 +6,7 @@ use super::op::Op;
 use crate::call_stacks::CallCache;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
+use crate::flow_counts::FlowCounts;
 use crate::sampling::Retired;
 
 /// Longest straight run translated into one block.
@@ -63,11 +64,6 @@ pub struct Block {
     /// The memory level its ops' handlers are for (`op::PLAIN` when
     /// translated; see [`Block::set_handlers`]).
     pub handlers: u8,
-    /// Its last op can move the call stacks (JSR, RTS, BRK, RTI): the only
-    /// blocks a paused truth recorder hears of
-    /// ([`crate::flow_counts::FlowCounts::moves_stacks`]; a live block's
-    /// opcodes are watched, so this holds while it is valid).
-    pub moves_stacks: bool,
 }
 
 /// Iterations of an idle loop as a sampled batch saw one: the iterations
@@ -109,6 +105,23 @@ pub struct Link {
 }
 
 impl Block {
+    /// Its last op can move the call stacks (JSR, RTS, BRK, RTI): the only
+    /// blocks a paused truth recorder hears of
+    /// ([`crate::flow_counts::FlowCounts::moves_stacks`]; a live block's
+    /// opcodes are watched, so this holds while it is valid).
+    #[inline(always)]
+    pub fn moves_stacks(&self) -> bool {
+        FlowCounts::moves_stacks(self.exit_flow)
+    }
+
+    /// Its last op's code address and opcode (the op whose transfers the
+    /// links count, see `translate::flow`).
+    #[inline]
+    pub fn exit(&self) -> (u32, u8) {
+        let last = &self.ops[self.ops.len() - 1];
+        (last.code(self.code_high), last.opcode())
+    }
+
     /// Points every op at its opcode's handler for memory level `level`
     /// (`op::handler`: VMAD's switch between instrumented and plain code,
     /// per block and with no retranslation).

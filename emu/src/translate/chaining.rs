@@ -215,9 +215,8 @@ impl Translator {
         let id = self.block_at(bus, pc)?;
         let code = self.entry_code(id);
         let block = &mut self.blocks[from as usize];
-        let last = &block.ops[block.ops.len() - 1];
-        let (last_code, opcode) = (last.code(block.code_high), last.opcode());
-        Self::flush_link(last_code, opcode, &mut block.links[1], counts);
+        let (exit, opcode) = block.exit();
+        Self::flush_link(exit, opcode, &mut block.links[1], counts);
         block.links[1] = block.links[0];
         block.links[0] = Link {
             pc,
@@ -235,14 +234,9 @@ impl Translator {
     #[cold]
     #[inline(never)]
     fn spill_link(block: &mut Block, spilled: &mut Vec<(u32, u8, u32, u64)>) {
-        let last = &block.ops[block.ops.len() - 1];
+        let (exit, opcode) = block.exit();
         let link = &mut block.links[1];
-        spilled.push((
-            last.code(block.code_high),
-            last.opcode(),
-            link.code,
-            link.count,
-        ));
+        spilled.push((exit, opcode, link.code, link.count));
         link.count = 0;
     }
 

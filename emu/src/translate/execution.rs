@@ -83,7 +83,7 @@ impl Translator {
                 // Between truth bursts only the call stacks move: a block's
                 // last op is the only one that can move them.
                 if executed == n
-                    && block.moves_stacks
+                    && block.moves_stacks()
                     && !Self::tell_stacks(block, c, &mut probes.code_map, bus, cpu)
                 {
                     // BRK, RTI: the interrupt frames move too.

@@ -10,10 +10,10 @@
 //! as it happens (a `JSR` or `RTS` moves them, and the instructions retired
 //! are credited to the context they ran in). Other runs (BRK, RTI, a branch,
 //! `JMP` or `JSR` whose operands are live, a run that stops early) are
-//! counted op by op, with the body in bulk (`pending_body_runs`). Counting a
-//! transfer per run cost more than the table lookups of the flow counts
-//! themselves (their pages, the static target's bookkeeping, the hash map
-//! of returns): issue 26's "truth" cost.
+//! counted op by op, with the body in bulk (`pending_body_runs`). Going
+//! through the flow counts' tables at every run (their pages, the static
+//! target's bookkeeping, the hash map of returns) was most of what the
+//! truth recorder cost (BENCHMARKS.md, issue 26).
 
 use super::block::{Block, Link};
 use super::Translator;
@@ -28,10 +28,13 @@ impl Translator {
     /// counted on its links) to `counts`.
     #[inline]
     pub(super) fn flush_block(block: &mut Block, counts: &mut FlowCounts) {
-        let high = block.code_high;
-        let Some((last, body)) = block.ops.split_last() else {
+        if block.ops.is_empty() {
+            // A dropped block's slot.
             return;
-        };
+        }
+        let high = block.code_high;
+        let (exit, opcode) = block.exit();
+        let body = &block.ops[..block.ops.len() - 1];
         let body_runs = block.pending_body_runs + block.pending_runs;
         if body_runs > 0 {
             counts.add_body_executions(
@@ -40,15 +43,12 @@ impl Translator {
             );
         }
         if block.pending_runs > 0 {
-            counts.add_body_executions(
-                std::iter::once((last.code(high), last.opcode())),
-                block.pending_runs,
-            );
+            counts.add_body_executions(std::iter::once((exit, opcode)), block.pending_runs);
         }
         block.pending_body_runs = 0;
         block.pending_runs = 0;
         for link in &mut block.links {
-            Self::flush_link(last.code(high), last.opcode(), link, counts);
+            Self::flush_link(exit, opcode, link, counts);
         }
     }
 
@@ -70,10 +70,9 @@ impl Translator {
         let Some(c) = probes.flow.as_deref_mut() else {
             return;
         };
-        let block = &self.blocks[id as usize];
-        let last = &block.ops[block.ops.len() - 1];
+        let (exit, opcode) = self.blocks[id as usize].exit();
         let next = probes.code_map.key(&bus.cart.banks, cpu.pc);
-        c.add_transfers(last.code(block.code_high), last.opcode(), next, 1);
+        c.add_transfers(exit, opcode, next, 1);
     }
 
     /// Marks block `id` as having pending counts (see

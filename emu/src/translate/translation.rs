@@ -114,9 +114,6 @@ impl Translator {
             key,
             code_high,
             idle_loop: !live && Block::is_idle_loop(&ops),
-            moves_stacks: ops
-                .last()
-                .is_some_and(|op| FlowCounts::moves_stacks(op.opcode())),
             live,
             idle_timing: None,
             ops,
