@@ -410,6 +410,24 @@ impl FlowCounts {
         }
     }
 
+    /// Whether `opcode`'s transfers are counted by (source, target) pair in
+    /// `dynamic`: `RTS` and `JMP` indirect, whose targets vary.
+    pub fn has_dynamic_target(opcode: u8) -> bool {
+        let info = &OPCODES[opcode as usize];
+        match info.flow {
+            Flow::Return => true,
+            Flow::Jump => info.mode != crate::cpu::opcodes::Mode::Absolute,
+            _ => false,
+        }
+    }
+
+    /// `n` transfers from the instruction at `pc`, an `RTS` or `JMP`
+    /// indirect ([`FlowCounts::has_dynamic_target`]), to `target`: what
+    /// [`FlowCounts::add_transfers`] does for those.
+    pub fn add_dynamic_transfers(&mut self, pc: u32, target: u32, n: u64) {
+        *self.dynamic.entry((pc, target)).or_insert(0) += n;
+    }
+
     /// `n` transfers from the instruction at `pc` (`opcode`, of a class
     /// [`FlowCounts::transfers_in_bulk`] takes) to `target`, counted in
     /// bulk: what `n` calls of [`FlowCounts::instruction`] with that
@@ -428,7 +446,7 @@ impl FlowCounts {
             Flow::Jump if info.mode == crate::cpu::opcodes::Mode::Absolute => {
                 self.static_transfer_n(pc, target, n)
             }
-            Flow::Jump | Flow::Return => *self.dynamic.entry((pc, target)).or_insert(0) += n,
+            Flow::Jump | Flow::Return => self.add_dynamic_transfers(pc, target, n),
             Flow::None | Flow::ReturnInterrupt | Flow::Break | Flow::Jam => {}
         }
     }

@@ -295,10 +295,7 @@ impl MemoryRecorder {
     /// An access entry for `slot` by the running instruction.
     #[inline(always)]
     fn access(&mut self, kind: u64, pc: u32, slot: usize) {
-        if self.retired > RETIRED_MAX {
-            let n = self.take_retired();
-            self.control(RETIRED, &[n]);
-        }
+        // `retired` fits the entry: `add_retired` spills it sooner.
         let entry = (pc as u64) << 32
             | self.take_retired() << RETIRED_SHIFT
             | kind << KIND_SHIFT
@@ -337,7 +334,25 @@ impl MemoryRecorder {
     #[inline]
     pub fn begin(&mut self, code: u32) {
         self.block_high = code & !0xFFFF;
-        self.retired += 1;
+        self.add_retired(1);
+    }
+
+    /// `n` more instructions begun. More than an access entry can carry
+    /// go into a [`RETIRED`] entry now, so that the accesses need not
+    /// check (they are many, and the instruction counts grow only here).
+    #[inline(always)]
+    fn add_retired(&mut self, n: u64) {
+        self.retired += n;
+        if self.retired > RETIRED_MAX {
+            self.spill_retired();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn spill_retired(&mut self) {
+        let n = self.take_retired();
+        self.control(RETIRED, &[n]);
     }
 
     /// A translated block whose code addresses have the high bits
@@ -360,13 +375,13 @@ impl MemoryRecorder {
     /// `n` ops of the block entered last retired, not reported one by one.
     #[inline]
     pub(crate) fn retire(&mut self, n: u64) {
-        self.retired += n;
+        self.add_retired(n);
     }
 
     /// An op of the block entered last begins.
     #[inline(always)]
     pub(crate) fn begin_op(&mut self) {
-        self.retired += 1;
+        self.add_retired(1);
     }
 
     /// The instruction at CPU address `op_pc` (in the block or bank entered
@@ -379,7 +394,7 @@ impl MemoryRecorder {
     }
 
     /// The instruction at CPU address `op_pc` wrote the byte at `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&mut self, addr: u16, op_pc: u16) {
         if let Some(slot) = self.slot(addr) {
             let pc = self.block_high | op_pc as u32;
@@ -404,20 +419,25 @@ impl MemoryRecorder {
 
     /// A push wrote the stack byte at `addr`: not an access, but the value
     /// there is no longer the last store's.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, addr: u16) {
         if let Some(slot) = self.slot(addr) {
             // Mostly the byte's last write was a push too: nothing to tell
             // (the profile's writers are these while recording).
-            if self.writers[slot] == NO_WRITER {
-                return;
+            if self.writers[slot] != NO_WRITER {
+                self.push_over_write(slot);
             }
-            self.writers[slot] = NO_WRITER;
-            if self.recording {
-                self.access(PUSH, self.block_high, slot);
-            } else {
-                self.unsent(slot);
-            }
+        }
+    }
+
+    /// [`MemoryRecorder::push`] over a byte whose last write was a store.
+    #[inline(never)]
+    fn push_over_write(&mut self, slot: usize) {
+        self.writers[slot] = NO_WRITER;
+        if self.recording {
+            self.access(PUSH, self.block_high, slot);
+        } else {
+            self.unsent(slot);
         }
     }
 
@@ -439,7 +459,7 @@ impl MemoryRecorder {
     /// recording only the frames entered since the last time are sent:
     /// each entry adds to `pushes`, so at most that many frames on top are
     /// new.
-    #[cold]
+    #[inline(never)]
     fn moved(&mut self, stacks: &CallStacks, node: u32) {
         self.learn_nodes(stacks);
         if self.recording && !self.activations_stale {

@@ -216,7 +216,18 @@ impl Translator {
         let code = self.entry_code(id);
         let block = &mut self.blocks[from as usize];
         let (exit, opcode) = block.exit();
-        Self::flush_link(exit, opcode, &mut block.links[1], counts);
+        let pushed_out = &mut block.links[1];
+        if pushed_out.count > 0 {
+            if FlowCounts::has_dynamic_target(opcode) {
+                // Mostly an RTS or JMP indirect dispatching to more places
+                // than the links hold, pushing them out at every run.
+                self.dynamic_transfers
+                    .add(exit, pushed_out.code, pushed_out.count, counts);
+                pushed_out.count = 0;
+            } else {
+                Self::flush_link(exit, opcode, pushed_out, counts);
+            }
+        }
         block.links[1] = block.links[0];
         block.links[0] = Link {
             pc,

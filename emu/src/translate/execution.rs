@@ -130,7 +130,10 @@ impl Translator {
                 if !m.counts_each_op() {
                     m.retire(executed as u64);
                 }
-                m.follow(c.call_stacks());
+                // Only a block's last op can move the call stacks.
+                if executed == n && block.moves_stacks() {
+                    m.follow(c.call_stacks());
+                }
             }
         }
         match (completed, uncounted) {

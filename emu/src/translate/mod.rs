@@ -98,6 +98,9 @@ pub struct Translator {
     /// Transfers counted on links that were since pushed out (source code
     /// address, its opcode, destination, count), not yet added.
     spilled: Vec<(u32, u8, u32, u64)>,
+    /// Transfers of returns and indirect jumps pushed out of links, by
+    /// (source, target) pair, not yet added (`flow::DynamicTransfers`).
+    dynamic_transfers: flow::DynamicTransfers,
     /// PRG mapping generation, and PRG RAM bank, at the last check for a
     /// flush of pending counts (`flow::flush_on_bank_switch`).
     flushed_generation: u32,
