@@ -372,18 +372,47 @@ pub(super) fn memory_level(bus: &Bus) -> u8 {
 /// and again when the burst ends (fff, bursts of 8 frames in 60, with
 /// handlers switched to trivial wrappers around the plain ones: +30 µs in
 /// the first frame, +14 µs in the first frame after, decaying over five
-/// more), so the fewer ops switch, the cheaper a burst.
-pub(super) fn handler(level: u8, opcode: u8) -> OpHandler {
+/// more), so the fewer ops switch, the cheaper a burst. For the same
+/// reason, and because a recorded handler costs more to run, an op whose
+/// fixed operand addresses only I/O or the cartridge's ROM side (`STA
+/// $2007`, `LDA table,X` from ROM: [`may_report`]) keeps its plain handler
+/// too, unless its block's operands are `live` (patched as it runs).
+pub(super) fn handler(level: u8, op: &Op, live: bool) -> OpHandler {
+    let opcode = op.opcode();
     let table = match level {
         PLAIN => return OP_HANDLERS[opcode as usize],
         TRACKED => &TRACKED_HANDLERS,
+        RECORDED_EACH_OP => return run_op_counted,
         _ => &RECORDED_HANDLERS,
     };
-    if level == RECORDED_EACH_OP || reports_accesses(opcode) {
+    if reports_accesses(opcode) && (live || may_report(op)) {
         table[opcode as usize]
     } else {
         OP_HANDLERS[opcode as usize]
     }
+}
+
+/// Whether `op` (of an opcode that [`reports_accesses`]), with the operand
+/// bytes it has, can touch a byte the memory recorder keeps (console RAM
+/// or PRG RAM, `memory_profile::slot`): false for an absolute address, or
+/// an absolute base indexed by X or Y (any index, without wrapping past
+/// `$FFFF`), that stays off `$0000-$1FFF` and `$6000-$7FFF`. `JSR`
+/// pushes, whatever its target; the unstable indexed stores (`SHY`,
+/// `SHX`, `TAS`, `SHA`) write elsewhere when the index crosses a page
+/// (the address's high byte ANDed with the value).
+fn may_report(op: &Op) -> bool {
+    use crate::cpu::opcodes::Mode::*;
+    let opcode = op.opcode();
+    let span = match OPCODES[opcode as usize].mode {
+        _ if matches!(opcode, 0x20 | 0x9B | 0x9C | 0x9E | 0x9F) => return true,
+        Absolute => 0,
+        AbsoluteX | AbsoluteY => 0xFF,
+        _ => return true,
+    };
+    let first = u16::from_le_bytes([op.bytes[1], op.bytes[2]]) as u32;
+    let last = first + span;
+    let kept = |from: u32, to: u32| first <= to && last >= from;
+    last > 0xFFFF || kept(0x0000, 0x1FFF) || kept(0x6000, 0x7FFF)
 }
 
 /// Whether opcode `opcode`'s instruction code reports anything to the
@@ -429,6 +458,19 @@ fn run_op_recorded<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed
     run_op_reporting::<OPCODE, true>(op, cpu, bus, owed)
 }
 
+/// [`run_op_recorded`] counting the op's beginning first: every op's
+/// handler when a lifetime needs the instruction count at each access.
+/// One function for every opcode, through the recorded handlers' table:
+/// the indirect call costs only runs with a lifetime, where a check in
+/// every recorded op cost every recording.
+#[inline(never)]
+fn run_op_counted(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    if let Some(m) = bus.memory.as_deref_mut() {
+        m.begin_op();
+    }
+    RECORDED_HANDLERS[op.opcode() as usize](op, cpu, bus, owed)
+}
+
 /// [`run_op`] between the memory recorder's bursts: only its writes are
 /// reported (see [`Recorded`]).
 #[inline(never)]
@@ -443,15 +485,8 @@ fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
     bus: &mut Bus,
     owed: u32,
 ) -> u32 {
-    // Accesses are reported with their op's address: no call per op, but
-    // to count it where a lifetime needs the count at each access.
-    if FULL {
-        if let Some(m) = bus.memory.as_deref_mut() {
-            if m.counts_each_op() {
-                m.begin_op();
-            }
-        }
-    }
+    // Accesses are reported with their op's address: no call per op (but
+    // see `run_op_counted`).
     let mut cycles = Recorded::<_, FULL> {
         cycles: Translated { op, owed, next: 0 },
         op_pc: op.pc,
@@ -476,16 +511,24 @@ mod tests {
     /// which every RAM byte has a last writer, so that a push is logged
     /// too.
     fn entries_logged_by(opcode: u8) -> usize {
+        entries_logged_by_op(opcode, [0x10, 0x00], 0)
+    }
+
+    /// [`entries_logged_by`] with operand bytes `operand` and both index
+    /// registers `index`.
+    fn entries_logged_by_op(opcode: u8, operand: [u8; 2], index: u8) -> usize {
         let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
         image.resize(16, 0);
         image.resize(16 + 0x4000 + 0x2000, 0);
         // The code at $8000, the reset vector pointing there.
-        image[16..19].copy_from_slice(&[opcode, 0x10, 0x00]);
+        image[16..19].copy_from_slice(&[opcode, operand[0], operand[1]]);
         image[16 + 0x3FFC..16 + 0x3FFE].copy_from_slice(&[0x00, 0x80]);
         let mut bus = Bus::new(Cartridge::from_bytes(&image).expect("valid NROM image"));
         let mut cpu = Cpu::new();
         cpu.pc = 0x8000;
         cpu.s = 0xF0;
+        cpu.x = index;
+        cpu.y = index;
         let mut m = MemoryRecorder::new(false, None);
         for addr in 0..0x800 {
             m.write(addr, 0x9000);
@@ -515,5 +558,54 @@ mod tests {
             assert!(reports_accesses(reporting));
             assert!(entries_logged_by(reporting) > 0, "opcode {reporting:02X}");
         }
+    }
+
+    /// An op kept plain for its operand address ([`may_report`] false)
+    /// reports nothing, at both ends of its index range; the same opcodes
+    /// with a RAM address report.
+    #[test]
+    fn ops_kept_plain_for_their_address_report_nothing() {
+        let mut kept = 0;
+        for opcode in 0..=255u8 {
+            if !reports_accesses(opcode) {
+                continue;
+            }
+            for base in [0x2000u16, 0x2002, 0x4016, 0x5F00, 0x8000, 0xC123, 0xFF00] {
+                let operand = base.to_le_bytes();
+                let op = Op::new(0x8000, [opcode, operand[0], operand[1], 0]);
+                if may_report(&op) {
+                    continue;
+                }
+                kept += 1;
+                for index in [0, 0xFF] {
+                    let logged = entries_logged_by_op(opcode, operand, index);
+                    assert_eq!(
+                        logged, 0,
+                        "opcode {opcode:02X} ${base:04X} index {index:02X}"
+                    );
+                }
+            }
+        }
+        assert!(kept > 7 * 30, "{kept} ops kept plain");
+        for (opcode, base) in [
+            (0xAD, 0x07FFu16),
+            (0xBD, 0x1F80),
+            (0x99, 0x5F80),
+            (0x8D, 0x6000),
+        ] {
+            let operand = base.to_le_bytes();
+            assert!(may_report(&Op::new(
+                0x8000,
+                [opcode, operand[0], operand[1], 0]
+            )));
+        }
+        assert!(
+            may_report(&Op::new(0x8000, [0xBD, 0x80, 0xFF, 0])),
+            "wraps to $0000"
+        );
+        assert!(
+            may_report(&Op::new(0x8000, [0x20, 0x00, 0x80, 0])),
+            "JSR pushes"
+        );
     }
 }
