@@ -579,10 +579,21 @@ impl MemoryRecorder {
         let slots = self.slots();
         let forget_all = self.lifetime.is_some() || self.parked_values.len() != slots;
         let parked = std::mem::take(&mut self.parked_values);
-        for (slot, (now, then)) in values[..slots].iter().zip(&parked).enumerate() {
+        let compared = slots.min(parked.len());
+        // Eight bytes at a time: most of memory is as it was (this runs
+        // at each burst's start, in its first frame).
+        let chunks = values[..compared]
+            .chunks(8)
+            .zip(parked[..compared].chunks(8));
+        for (i, (now, then)) in chunks.enumerate() {
             if forget_all || now != then {
-                self.writers[slot] = NO_WRITER;
-                self.unsent(slot);
+                for (j, (a, b)) in now.iter().zip(then).enumerate() {
+                    if forget_all || a != b {
+                        let slot = i * 8 + j;
+                        self.writers[slot] = NO_WRITER;
+                        self.unsent(slot);
+                    }
+                }
             }
         }
         if forget_all {
