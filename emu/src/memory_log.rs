@@ -442,14 +442,42 @@ impl MemoryRecorder {
     }
 
     /// The call-stack context is now `stacks`' current one (the engines
-    /// call this after every block or instruction: the usual answer, no
-    /// call or return since, costs two compares).
-    #[inline]
+    /// call this after every instruction or block that can move it). The
+    /// commonest moves while recording, one call into a known context or
+    /// returns out of some, take one entry here; the rest go to
+    /// [`MemoryRecorder::moved`].
+    #[inline(always)]
     pub fn follow(&mut self, stacks: &CallStacks) {
         let node = stacks.current_node();
-        if node != self.node || stacks.pushes() != self.pushes {
-            self.moved(stacks, node);
+        let pushes = stacks.pushes();
+        if node == self.node && pushes == self.pushes {
+            return;
         }
+        if self.recording && !self.activations_stale && self.known_nodes == stacks.node_count() {
+            // As `moved` works them out: returns only keep every open
+            // frame's activation; one entry keeps those below it, and its
+            // own activation serial is `pushes` just after it.
+            let depth = stacks.depth();
+            let step = if pushes == self.pushes {
+                (depth <= self.activations).then_some((STEP_OUT, depth))
+            } else if pushes == self.pushes + 1
+                && depth >= 1
+                && depth - 1 <= self.activations
+                && stacks.activations().next_back() == Some(pushes)
+            {
+                Some((STEP_IN, depth - 1))
+            } else {
+                None
+            };
+            if let Some((kind, keep)) = step {
+                self.access(kind, node, keep);
+                self.activations = depth;
+                self.pushes = pushes;
+                self.node = node;
+                return;
+            }
+        }
+        self.moved(stacks, node);
     }
 
     /// [`MemoryRecorder::follow`] after a call, return or interrupt. The
@@ -832,8 +860,74 @@ impl Replay {
 }
 
 #[cfg(test)]
+impl MemoryRecorder {
+    /// [`MemoryRecorder::follow`] without its direct path: every move
+    /// through [`MemoryRecorder::moved`].
+    fn follow_by_moved(&mut self, stacks: &CallStacks) {
+        let node = stacks.current_node();
+        if node != self.node || stacks.pushes() != self.pushes {
+            self.moved(stacks, node);
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `follow`'s direct path for single calls and returns builds the
+        /// profile that `moved` builds: the same dependences with the same
+        /// common ancestors, over any calls, interrupts, returns and
+        /// accesses, followed after each move or after several.
+        #[test]
+        fn following_moves_directly_builds_the_same_profile(
+            actions in proptest::collection::vec((0u8..7, 0u16..48, any::<bool>()), 1..300)
+        ) {
+            let mut stacks = CallStacks::new();
+            let mut direct = MemoryRecorder::new(false, None);
+            let mut by_moved = MemoryRecorder::new(false, None);
+            direct.enter_block(0);
+            by_moved.enter_block(0);
+            let mut s: u8 = 0xFD;
+            for (action, arg, follow) in actions {
+                match action {
+                    0 if s >= 0x10 => {
+                        s -= 2;
+                        stacks.call(0x8000 + (arg % 6) as u32, s);
+                    }
+                    1 if s <= 0xFB => {
+                        s += 2;
+                        stacks.ret(s);
+                    }
+                    2 if s >= 0x10 => {
+                        s -= 3;
+                        stacks.interrupt(0xC000 + (arg % 2) as u32, FrameKind::Nmi, s);
+                    }
+                    3 if s <= 0xFA => {
+                        s += 3;
+                        stacks.ret(s);
+                    }
+                    4 => {
+                        direct.write(arg, 0x9000 + arg);
+                        by_moved.write(arg, 0x9000 + arg);
+                    }
+                    _ => {
+                        direct.read(arg, 0xA000 + arg);
+                        by_moved.read(arg, 0xA000 + arg);
+                    }
+                }
+                if follow {
+                    direct.follow(&stacks);
+                    by_moved.follow_by_moved(&stacks);
+                }
+            }
+            let (a, b) = (direct.finish(), by_moved.finish());
+            prop_assert_eq!(a.dependences(), b.dependences());
+            prop_assert_eq!(a.accesses().count(), b.accesses().count());
+        }
+    }
 
     /// Set aside and back: a byte whose value changed meanwhile lost its
     /// last writer, one that kept its value kept it; with a lifetime every
