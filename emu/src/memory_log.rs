@@ -18,7 +18,8 @@
 //!
 //! An entry is one `u64`: an access is `pc << 32 | retired << 17 | kind <<
 //! 14 | slot` (the instruction's code address, the instructions begun
-//! since the previous entry, what happened, the byte), and so is a call or
+//! since the previous entry — with a lifetime; without one they go in
+//! the next control entry —, what happened, the byte), and so is a call or
 //! a return ([`STEP_IN`], [`STEP_OUT`]); the rarer events (other moves of
 //! the call stacks, a burst began, an idle loop was skipped) are a
 //! [`CONTROL`] entry whose slot field says which, followed by their words.
@@ -295,11 +296,17 @@ impl MemoryRecorder {
     /// An access entry for `slot` by the running instruction.
     #[inline(always)]
     fn access(&mut self, kind: u64, pc: u32, slot: usize) {
-        // `retired` fits the entry: `add_retired` spills it sooner.
-        let entry = (pc as u64) << 32
-            | self.take_retired() << RETIRED_SHIFT
-            | kind << KIND_SHIFT
-            | slot as u64;
+        // Only a lifetime needs the instruction count at each access;
+        // without one the count goes with the next control entry (or a
+        // `RETIRED` entry when it would no longer fit an access entry:
+        // `add_retired`), which saves the emulating thread an update of
+        // two counters per access.
+        let retired = if self.lifetime.is_some() {
+            self.take_retired()
+        } else {
+            0
+        };
+        let entry = (pc as u64) << 32 | retired << RETIRED_SHIFT | kind << KIND_SHIFT | slot as u64;
         self.push_entry(entry);
     }
 
