@@ -110,11 +110,18 @@ pub struct MemoryRecorder {
     /// Instructions begun and not yet in an entry, and those in entries.
     retired: u64,
     logged: u64,
-    /// Each byte's last write (`pc`, call-stack node, `pushes`), kept here
-    /// too: between bursts the writes go only here, not into the log (a
-    /// store where logging costs a store and the worker's replay), and the
-    /// profile gets those that changed when a burst begins.
+    /// Each byte's last write (`pc`, call-stack node, `pushes`) between
+    /// bursts: the writes go only here, not into the log (a store where
+    /// logging costs a store and the worker's replay), and the profile gets
+    /// those that changed when a burst begins. Only the bytes listed in
+    /// `unsent` are current: while recording the profile has the writers
+    /// from the log, and this table is not kept (160 KiB with PRG RAM, which
+    /// each write touched at a burst's start, cold).
     writers: Vec<(u32, u32, u64)>,
+    /// Whether each byte's last write was a store (else a push, or none
+    /// known: its last writer is [`NO_WRITER`]), kept always: a push over
+    /// a store is a change of writer to tell.
+    stored: Vec<bool>,
     /// The instruction count at each byte's last write, with a lifetime.
     written_at: Vec<u64>,
     /// The slots whose last writer the profile has not been sent (writes
@@ -153,6 +160,7 @@ impl MemoryRecorder {
             retired: 0,
             logged: 0,
             writers: vec![NO_WRITER; crate::memory_profile::SLOTS],
+            stored: vec![false; crate::memory_profile::SLOTS],
             written_at: if lifetime.is_some() {
                 vec![0; crate::memory_profile::SLOTS]
             } else {
@@ -230,15 +238,23 @@ impl MemoryRecorder {
         }
     }
 
+    /// `slot`'s last writer is no longer known.
+    fn forget_writer(&mut self, slot: usize) {
+        self.writers[slot] = NO_WRITER;
+        self.stored[slot] = false;
+        self.unsent(slot);
+    }
+
     /// Instructions begun so far.
     #[inline(always)]
     fn instructions(&self) -> u64 {
         self.logged + self.retired
     }
 
-    /// This instruction's last write of `slot`.
+    /// This instruction's last write of `slot`, between bursts.
     #[inline(always)]
     fn note_writer(&mut self, slot: usize, pc: u32) {
+        self.stored[slot] = true;
         self.writers[slot] = (pc, self.node, self.pushes);
         if self.lifetime.is_some() {
             self.written_at[slot] = self.instructions();
@@ -404,9 +420,8 @@ impl MemoryRecorder {
     #[inline(always)]
     pub fn write(&mut self, addr: u16, op_pc: u16) {
         if let Some(slot) = self.slot(addr) {
-            let pc = self.block_high | op_pc as u32;
-            self.note_writer(slot, pc);
-            self.access(WRITE, pc, slot);
+            self.stored[slot] = true;
+            self.access(WRITE, self.block_high | op_pc as u32, slot);
         }
     }
 
@@ -431,7 +446,7 @@ impl MemoryRecorder {
         if let Some(slot) = self.slot(addr) {
             // Mostly the byte's last write was a push too: nothing to tell
             // (the profile's writers are these while recording).
-            if self.writers[slot] != NO_WRITER {
+            if self.stored[slot] {
                 self.push_over_write(slot);
             }
         }
@@ -440,10 +455,11 @@ impl MemoryRecorder {
     /// [`MemoryRecorder::push`] over a byte whose last write was a store.
     #[inline(never)]
     fn push_over_write(&mut self, slot: usize) {
-        self.writers[slot] = NO_WRITER;
+        self.stored[slot] = false;
         if self.recording {
             self.access(PUSH, self.block_high, slot);
         } else {
+            self.writers[slot] = NO_WRITER;
             self.unsent(slot);
         }
     }
@@ -624,17 +640,14 @@ impl MemoryRecorder {
             if forget_all || now != then {
                 for (j, (a, b)) in now.iter().zip(then).enumerate() {
                     if forget_all || a != b {
-                        let slot = i * 8 + j;
-                        self.writers[slot] = NO_WRITER;
-                        self.unsent(slot);
+                        self.forget_writer(i * 8 + j);
                     }
                 }
             }
         }
         if forget_all {
             for slot in parked.len()..slots {
-                self.writers[slot] = NO_WRITER;
-                self.unsent(slot);
+                self.forget_writer(slot);
             }
         }
         self.parked_values = parked;
