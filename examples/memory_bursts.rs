@@ -379,10 +379,68 @@ fn main() {
             Mode::MemoryBursts(on, period, _) => (on, period, plain),
             Mode::TruthBursts(on, period) => (on, period, none),
             Mode::Both(on, period, _, truth) if truth == (on, period) => (on, period, none),
+            Mode::Both(on, period, _, truth) => {
+                println!(
+                    "{}",
+                    by_place_apart(&label(mode), f, none, (on, period), truth)
+                );
+                continue;
+            }
             _ => continue,
         };
         println!("{}", by_place(&label(mode), f, baseline, on, period));
     }
+}
+
+/// [`by_place`] for memory and truth in bursts of their own, against
+/// `none`: the memory bursts' frames and the six after each, then the
+/// truth bursts' (those not already counted), and the rest, each as the
+/// sum of its frames' extra time per period of the memory bursts, so that
+/// the parts add up to the whole run's (`min vs none`).
+fn by_place_apart(
+    label: &str,
+    f: &Found,
+    none: &Found,
+    memory: (u32, u32),
+    truth: (u32, u32),
+) -> String {
+    let place_in = |frame: usize, (on, period): (u32, u32)| -> Option<usize> {
+        let in_burst = |frame: usize| session::in_burst(frame as u64, on, period);
+        if in_burst(frame) {
+            return Some(usize::from(frame > 0 && in_burst(frame - 1)));
+        }
+        (1..=6)
+            .find(|&k| frame >= k && in_burst(frame - k))
+            .map(|k| k + 1)
+    };
+    // Memory places 0-7, truth places 8-15, the rest 16.
+    let mut sums = [0.0; 17];
+    for (i, (a, b)) in f.frame_cpu.iter().zip(&none.frame_cpu).enumerate() {
+        let frame = f.first_frame as usize + i;
+        let place = place_in(frame, memory)
+            .or_else(|| place_in(frame, truth).map(|p| p + 8))
+            .unwrap_or(16);
+        sums[place] += a - b;
+    }
+    let periods = f.frame_cpu.len() as f64 / memory.1 as f64;
+    let none_period: f64 = none.frame_cpu.iter().sum::<f64>() / periods;
+    let names = ["first", "later", "+1", "+2", "+3", "+4", "+5", "+6"];
+    let part = |sums: &[f64]| -> String {
+        names
+            .iter()
+            .zip(sums)
+            .map(|(name, sum)| format!(" {name} {:+.1}", sum / periods * 1e6))
+            .collect()
+    };
+    let total: f64 = sums.iter().sum();
+    format!(
+        "{label}: extra µs a memory period by place: memory{} | truth{} | rest {:+.1} | total {:+.1} ({:+.2} % of none)",
+        part(&sums[..8]),
+        part(&sums[8..16]),
+        sums[16] / periods * 1e6,
+        total / periods * 1e6,
+        total / periods / none_period * 100.0
+    )
 }
 
 /// Where a bursty mode's extra time falls: the mean extra CPU time (each

@@ -503,6 +503,13 @@ impl MemoryRecorder {
         self.moved(stacks, node);
     }
 
+    /// [`MemoryRecorder::follow`] not inlined: for the interpreter's step,
+    /// whose plain path grew by an instruction a step with it inlined.
+    #[inline(never)]
+    pub fn follow_out_of_line(&mut self, stacks: &CallStacks) {
+        self.follow(stacks);
+    }
+
     /// [`MemoryRecorder::follow`] after a call, return or interrupt. The
     /// open frames' activation serials are needed only by reads (the
     /// common ancestors), so between bursts they are left stale and sent
@@ -510,6 +517,7 @@ impl MemoryRecorder {
     /// recording only the frames entered since the last time are sent:
     /// each entry adds to `pushes`, so at most that many frames on top are
     /// new.
+    #[cold]
     #[inline(never)]
     fn moved(&mut self, stacks: &CallStacks, node: u32) {
         self.learn_nodes(stacks);

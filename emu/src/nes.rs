@@ -189,7 +189,7 @@ impl Nes {
                     StepKind::Jammed => {}
                 }
                 if let Some(m) = self.bus.memory.as_deref_mut() {
-                    m.follow(flow.call_stacks());
+                    m.follow_out_of_line(flow.call_stacks());
                 }
             }
             if sample {
