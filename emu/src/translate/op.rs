@@ -18,15 +18,26 @@ pub struct Op {
     /// the byte after them), padded to 4 so an index masked with 3 needs no
     /// bounds check.
     pub bytes: [u8; 4],
+    /// Whether it can report anything to the memory recorder with the
+    /// operands it was decoded with ([`reports_accesses`] and
+    /// [`may_report`]), worked out once: a burst's start and end switch
+    /// every op of every block they run (in the struct's padding).
+    pub reports: bool,
 }
+
+// `reports` sits in padding: an op stays 16 bytes, four to a cache line.
+const _: () = assert!(std::mem::size_of::<Op>() == 16);
 
 impl Op {
     pub fn new(pc: u16, bytes: [u8; 4]) -> Op {
-        Op {
+        let mut op = Op {
             pc,
             run: OP_HANDLERS[bytes[0] as usize],
             bytes,
-        }
+            reports: false,
+        };
+        op.reports = reports_accesses(bytes[0]) && may_report(&op);
+        op
     }
 
     /// The op with its bytes read again from console RAM, where its block
@@ -385,7 +396,7 @@ pub(super) fn handler(level: u8, op: &Op, live: bool) -> OpHandler {
         RECORDED_EACH_OP => return run_op_counted,
         _ => &RECORDED_HANDLERS,
     };
-    if reports_accesses(opcode) && (live || may_report(op)) {
+    if op.reports || (live && reports_accesses(opcode)) {
         table[opcode as usize]
     } else {
         OP_HANDLERS[opcode as usize]
