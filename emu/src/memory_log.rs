@@ -639,13 +639,18 @@ impl MemoryRecorder {
         let forget_all = self.lifetime.is_some() || self.parked_values.len() != slots;
         let parked = std::mem::take(&mut self.parked_values);
         let compared = slots.min(parked.len());
-        // Eight bytes at a time: most of memory is as it was (this runs
-        // at each burst's start, in its first frame).
+        // Eight bytes at a time, as one word: most of memory is as it was
+        // (this runs at each burst's start, in its first frame).
+        let word = |bytes: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..bytes.len()].copy_from_slice(bytes);
+            u64::from_ne_bytes(w)
+        };
         let chunks = values[..compared]
             .chunks(8)
             .zip(parked[..compared].chunks(8));
         for (i, (now, then)) in chunks.enumerate() {
-            if forget_all || now != then {
+            if forget_all || word(now) != word(then) {
                 for (j, (a, b)) in now.iter().zip(then).enumerate() {
                     if forget_all || a != b {
                         self.forget_writer(i * 8 + j);

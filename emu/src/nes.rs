@@ -265,7 +265,7 @@ impl Nes {
                 t.invalidate_written(&mut self.bus, flow)
             }
             None => {
-                self.bus.code.take_writes();
+                self.bus.code.clear_writes();
             }
         }
     }

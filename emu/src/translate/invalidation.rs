@@ -17,8 +17,12 @@ impl Translator {
     /// bytes instead.
     #[inline]
     pub fn invalidate_written(&mut self, bus: &mut Bus, mut counts: Option<&mut FlowCounts>) {
-        let mut candidates = Vec::new();
-        for written in bus.code.take_writes() {
+        // Both lists keep their buffers from call to call (taken and put
+        // back around the loop, which needs `self`).
+        let mut writes = std::mem::take(&mut self.written);
+        let mut candidates = std::mem::take(&mut self.candidates);
+        bus.code.take_writes(&mut writes);
+        for &written in &writes {
             candidates.clear();
             match written {
                 // A RAM block covering the byte starts at most one block's
@@ -43,6 +47,8 @@ impl Translator {
                 self.drop_block(id, bus, counts.as_deref_mut());
             }
         }
+        self.written = writes;
+        self.candidates = candidates;
     }
 
     /// Drops block `id` (its code was overwritten): its pending counts go

@@ -93,6 +93,9 @@ pub struct Translator {
     /// costing anything.
     ram_cover: Vec<u16>,
     prg_ram_cover: Vec<u16>,
+    /// Scratch lists of `invalidate_written` (kept for their buffers).
+    written: Vec<CodeKey>,
+    candidates: Vec<u32>,
     /// Blocks with pending counts not yet added to the flow counts.
     dirty: Vec<u32>,
     /// Transfers counted on links that were since pushed out (source code
