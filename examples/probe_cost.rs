@@ -3,9 +3,11 @@
 //! `--separate-threads=yes` so the emulation thread and the feeder thread
 //! are counted apart. `scripts/probe-cost.sh` runs the whole table.
 //!
-//! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES
+//! Usage: probe_cost GAME interp|translate off|sampler|capture|truth|both|memory|all FRAMES
 //! (GAME: a bundled workload or a game of `workloads-games.ron`; `capture`
-//! is the sampler without a feeder thread, its batches taken and dropped).
+//! is the sampler without a feeder thread, its batches taken and dropped;
+//! `memory` the truth recorder with the memory recorder (`profile
+//! --memory` without the sampler), `all` both with the sampler).
 //! Prints the final frame hash, the emulation loop's wall time and the
 //! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
@@ -20,7 +22,9 @@ use profiler::session::{self, ProfileSettings};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 5 {
-        eprintln!("usage: probe_cost GAME interp|translate off|sampler|capture|truth|both FRAMES");
+        eprintln!(
+            "usage: probe_cost GAME interp|translate off|sampler|capture|truth|both|memory|all FRAMES"
+        );
         std::process::exit(2);
     }
     let (game, engine, probes) = (&args[1], &args[2], &args[3]);
@@ -33,11 +37,14 @@ fn main() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,
     });
-    if matches!(probes.as_str(), "truth" | "both") {
+    if matches!(probes.as_str(), "truth" | "both" | "memory" | "all") {
         nes.record_flow();
     }
+    if matches!(probes.as_str(), "memory" | "all") {
+        nes.record_memory(None);
+    }
     let mut builder = None;
-    if matches!(probes.as_str(), "sampler" | "both" | "capture") {
+    if matches!(probes.as_str(), "sampler" | "both" | "capture" | "all") {
         // The thesis' setup: X = 3 ms of emulated time, N = 25 (unless
         // PROBE_COST_N says otherwise).
         let mut settings = ProfileSettings::default();
