@@ -444,8 +444,7 @@ impl MemoryRecorder {
     #[inline(always)]
     pub fn push(&mut self, addr: u16) {
         if let Some(slot) = self.slot(addr) {
-            // Mostly the byte's last write was a push too: nothing to tell
-            // (the profile's writers are these while recording).
+            // Mostly the byte's last write was a push too: nothing to tell.
             if self.stored[slot] {
                 self.push_over_write(slot);
             }
@@ -504,7 +503,8 @@ impl MemoryRecorder {
     }
 
     /// [`MemoryRecorder::follow`] not inlined: for the interpreter's step,
-    /// whose plain path grew by an instruction a step with it inlined.
+    /// whose plain path (no recorder) grew by an instruction a step (0.3 %)
+    /// with it inlined.
     #[inline(never)]
     pub fn follow_out_of_line(&mut self, stacks: &CallStacks) {
         self.follow(stacks);

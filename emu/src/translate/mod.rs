@@ -40,10 +40,13 @@
 //! runs: handlers, the idle window), `translation` (lookup and decoding),
 //! `execution` (running a block's ops), `chaining` (block to block), `idle`
 //! (idle-loop skipping), `invalidation` (code writes), `flow` (the truth
-//! recorder's bulk counts), `sampling` (the sampler inside blocks).
+//! recorder's bulk counts), `dynamic_transfers` (the counts of returns and
+//! indirect jumps on their way there), `sampling` (the sampler inside
+//! blocks).
 
 pub mod block;
 mod chaining;
+mod dynamic_transfers;
 mod execution;
 mod flow;
 mod idle;
@@ -102,8 +105,8 @@ pub struct Translator {
     /// address, its opcode, destination, count), not yet added.
     spilled: Vec<(u32, u8, u32, u64)>,
     /// Transfers of returns and indirect jumps pushed out of links, by
-    /// (source, target) pair, not yet added (`flow::DynamicTransfers`).
-    dynamic_transfers: flow::DynamicTransfers,
+    /// (source, target) pair, not yet added.
+    dynamic_transfers: dynamic_transfers::DynamicTransfers,
     /// PRG mapping generation, and PRG RAM bank, at the last check for a
     /// flush of pending counts (`flow::flush_on_bank_switch`).
     flushed_generation: u32,
