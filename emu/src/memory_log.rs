@@ -71,6 +71,9 @@ const REPEAT: u64 = 6;
 /// `pc << 32 | node`, serial (and the instruction count of the write, with
 /// a lifetime).
 const WRITERS: u64 = 7;
+/// Payload: a count of words, then a bitmap of the slots (bit `slot % 64`
+/// of word `slot / 64`) whose last writer is forgotten.
+const FORGET: u64 = 8;
 
 const SLOT_BITS: u32 = 14;
 const KIND_SHIFT: u32 = 14;
@@ -125,7 +128,7 @@ pub struct MemoryRecorder {
     /// The instruction count at each byte's last write, with a lifetime.
     written_at: Vec<u64>,
     /// The slots whose last writer the profile has not been sent (writes
-    /// tracked here only, or writers forgotten on resuming), each once:
+    /// tracked here only), each once:
     /// `unsent_mark` says which are listed.
     unsent: Vec<u32>,
     unsent_mark: Vec<bool>,
@@ -236,13 +239,6 @@ impl MemoryRecorder {
             self.unsent_mark[slot] = true;
             self.unsent.push(slot as u32);
         }
-    }
-
-    /// `slot`'s last writer is no longer known.
-    fn forget_writer(&mut self, slot: usize) {
-        self.writers[slot] = NO_WRITER;
-        self.stored[slot] = false;
-        self.unsent(slot);
     }
 
     /// Instructions begun so far.
@@ -631,36 +627,44 @@ impl MemoryRecorder {
     /// byte rewritten with its own value by another instruction is blamed
     /// on the earlier writer. With a lifetime every writer is forgotten
     /// (the instructions run while parked were not counted, so how far
-    /// back a kept write lies is unknown). The profile gets the writers
-    /// with the next [`MemoryRecorder::set_recording`] (as
-    /// `Nes::set_memory_state` calls it).
+    /// back a kept write lies is unknown). The profile is told now which
+    /// writers it forgets ([`FORGET`]).
     pub(crate) fn unpark(&mut self, values: &[u8]) {
         let slots = self.slots();
         let forget_all = self.lifetime.is_some() || self.parked_values.len() != slots;
         let parked = std::mem::take(&mut self.parked_values);
-        let compared = slots.min(parked.len());
         // Eight bytes at a time, as one word: most of memory is as it was
-        // (this runs at each burst's start, in its first frame).
-        let word = |bytes: &[u8]| {
-            let mut w = [0u8; 8];
-            w[..bytes.len()].copy_from_slice(bytes);
-            u64::from_ne_bytes(w)
+        // (this runs at each burst's start, in its first frame). The
+        // profile is told which writers to forget in one bitmap rather
+        // than a `WRITERS` entry of three words each.
+        let mut forgotten = vec![0u64; slots.div_ceil(64)];
+        let mut forget = |slot: usize| {
+            forgotten[slot / 64] |= 1 << (slot % 64);
+            self.stored[slot] = false;
+            if self.unsent_mark[slot] {
+                // Tracked here and not yet sent: sent as forgotten.
+                self.writers[slot] = NO_WRITER;
+            }
         };
-        let chunks = values[..compared]
-            .chunks(8)
-            .zip(parked[..compared].chunks(8));
-        for (i, (now, then)) in chunks.enumerate() {
-            if forget_all || word(now) != word(then) {
-                for (j, (a, b)) in now.iter().zip(then).enumerate() {
-                    if forget_all || a != b {
-                        self.forget_writer(i * 8 + j);
-                    }
+        if forget_all {
+            (0..slots).for_each(&mut forget);
+        } else {
+            // (`slots` is a multiple of 8, and `parked` as long.)
+            let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+            let pairs = values[..slots].chunks_exact(8).zip(parked.chunks_exact(8));
+            for (i, (a, b)) in pairs.enumerate() {
+                let mut changed = word(a) ^ word(b);
+                while changed != 0 {
+                    let byte = changed.trailing_zeros() as usize / 8;
+                    forget(i * 8 + byte);
+                    changed &= !(0xFF << (byte * 8));
                 }
             }
         }
-        if forget_all {
-            for slot in parked.len()..slots {
-                self.forget_writer(slot);
+        if forgotten.iter().any(|&w| w != 0) {
+            self.control(FORGET, &[forgotten.len() as u64]);
+            for w in forgotten {
+                self.push_entry(w);
             }
         }
         self.parked_values = parked;
@@ -847,7 +851,7 @@ impl Replay {
             MOVED => w.len() > 2 && w[w.len() - 1] == u64::MAX,
             RESYNC => w.len() >= 2 && w.len() == 2 + (w[0] & 0xFFFF_FFFF) as usize,
             REPEAT => w.len() >= 2 && w.len() == 2 + w[1] as usize,
-            WRITERS => !w.is_empty() && w.len() == 1 + w[0] as usize,
+            WRITERS | FORGET => !w.is_empty() && w.len() == 1 + w[0] as usize,
             _ => unreachable!("unknown memory-log control {what}"),
         }
     }
@@ -878,6 +882,15 @@ impl Replay {
                     ((op >> 32) as u32, addr)
                 });
                 p.repeat_reads(ops, w[0]);
+            }
+            FORGET => {
+                for (i, &bits) in w[1..].iter().enumerate() {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        p.forget_writer(i * 64 + bits.trailing_zeros() as usize);
+                        bits &= bits - 1;
+                    }
+                }
             }
             WRITERS => {
                 let per_slot = if p.lifetime().is_some() { 4 } else { 3 };
