@@ -392,6 +392,20 @@ fn main() {
     }
 }
 
+/// Frame `frame`'s place against bursts of `on` frames every `period`: 0
+/// a burst's first frame, 1 its others, 2-7 the six frames after it,
+/// `None` the rest.
+fn place_near_burst(frame: usize, on: u32, period: u32) -> Option<usize> {
+    let in_burst = |frame: usize| session::in_burst(frame as u64, on, period);
+    if in_burst(frame) {
+        return Some(usize::from(frame > 0 && in_burst(frame - 1)));
+    }
+    // Frames since the last burst frame, if fewer than six.
+    (1..=6)
+        .find(|&k| frame >= k && in_burst(frame - k))
+        .map(|k| k + 1)
+}
+
 /// [`by_place`] for memory and truth in bursts of their own, against
 /// `none`: the memory bursts' frames and the six after each, then the
 /// truth bursts' (those not already counted), and the rest, each as the
@@ -404,15 +418,7 @@ fn by_place_apart(
     memory: (u32, u32),
     truth: (u32, u32),
 ) -> String {
-    let place_in = |frame: usize, (on, period): (u32, u32)| -> Option<usize> {
-        let in_burst = |frame: usize| session::in_burst(frame as u64, on, period);
-        if in_burst(frame) {
-            return Some(usize::from(frame > 0 && in_burst(frame - 1)));
-        }
-        (1..=6)
-            .find(|&k| frame >= k && in_burst(frame - k))
-            .map(|k| k + 1)
-    };
+    let place_in = |frame: usize, (on, period): (u32, u32)| place_near_burst(frame, on, period);
     // Memory places 0-7, truth places 8-15, the rest 16.
     let mut sums = [0.0; 17];
     for (i, (a, b)) in f.frame_cpu.iter().zip(&none.frame_cpu).enumerate() {
@@ -450,16 +456,7 @@ fn by_place_apart(
 /// a burst, its other frames, each of the six frames after it, and the
 /// rest (BENCHMARKS.md, "where a burst's time went").
 fn by_place(label: &str, f: &Found, baseline: &Found, on: u32, period: u32) -> String {
-    let in_burst = |frame: usize| session::in_burst(frame as u64, on, period);
-    let place = |frame: usize| -> usize {
-        if in_burst(frame) {
-            return usize::from(frame > 0 && in_burst(frame - 1));
-        }
-        // Frames since the last burst frame, if fewer than six.
-        (1..=6)
-            .find(|&k| frame >= k && in_burst(frame - k))
-            .map_or(8, |k| k + 1)
-    };
+    let place = |frame: usize| place_near_burst(frame, on, period).unwrap_or(8);
     let mut sums = [(0.0, 0u32); 9];
     for (i, (a, b)) in f.frame_cpu.iter().zip(&baseline.frame_cpu).enumerate() {
         let (sum, n) = &mut sums[place(f.first_frame as usize + i)];
