@@ -12,15 +12,26 @@ cd "$(dirname "$0")/.."
 game=${1:-fff}
 frames=${2:-600}
 mode=${3:-both:2/60/0}
-rom=../shared/roms/games/$game.nes
+if ! [[ $frames =~ ^[0-9]+$ ]] || ((frames < 3 || frames > 1000000)); then
+    echo "burst-instructions: FRAMES must be a whole number from 3 to 1000000, not '$frames'" >&2
+    exit 2
+fi
+rom=${NESPROF_ROMS:-../shared/roms}/games/$game.nes
 [ -f "$rom" ] || rom=roms-test/$game.nes
+if [ ! -f "$rom" ] || [ ! -f "movies/$game.fm2" ]; then
+    echo "burst-instructions: no ROM and movie for '$game' (games/$game.nes or roms-test/$game.nes, movies/$game.fm2)" >&2
+    exit 2
+fi
 cargo build --release --quiet --example memory_bursts
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-MEMORY_BURSTS_ROUNDS=1 valgrind --tool=callgrind --separate-threads=yes \
+if ! MEMORY_BURSTS_ROUNDS=1 valgrind --tool=callgrind --separate-threads=yes --error-exitcode=3 \
     --callgrind-out-file="$out/cg" --dump-before='profiler::session::before_frame' \
     target/release/examples/memory_bursts "$rom" "movies/$game.fm2" "$frames" "$mode" \
-    >/dev/null 2>&1
+    >"$out/log" 2>&1; then
+    echo "burst-instructions: $(grep -v '^==' "$out/log" | tail -n 1)" >&2
+    exit 2
+fi
 # Dump N of the emulating thread is `cg.N-01`; its summary is the frame
 # before it. The passes, in order: a warm-up, none, truth, truth+memory,
 # the mode (each `frames - 1` frames: the first frame is the power-on's).

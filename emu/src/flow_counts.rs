@@ -439,15 +439,11 @@ impl FlowCounts {
     /// the target changes; the translator flushes a block's counts before
     /// its code changes, so the order of these calls does not matter.
     pub fn add_transfers(&mut self, pc: u32, opcode: u8, target: u32, n: u64) {
-        let info = &OPCODES[opcode as usize];
-        match info.flow {
+        match OPCODES[opcode as usize].flow {
             Flow::Branch if target == code_addr::advance(pc, 2) => {}
-            Flow::Branch | Flow::Call => self.static_transfer_n(pc, target, n),
-            Flow::Jump if info.mode == crate::cpu::opcodes::Mode::Absolute => {
-                self.static_transfer_n(pc, target, n)
-            }
-            Flow::Jump | Flow::Return => self.add_dynamic_transfers(pc, target, n),
-            Flow::None | Flow::ReturnInterrupt | Flow::Break | Flow::Jam => {}
+            _ if Self::has_static_target(opcode) => self.static_transfer_n(pc, target, n),
+            _ if Self::has_dynamic_target(opcode) => self.add_dynamic_transfers(pc, target, n),
+            _ => {}
         }
     }
 

@@ -127,7 +127,7 @@ impl Block {
     /// per block and with no retranslation).
     pub fn set_handlers(&mut self, level: u8) {
         for op in &mut self.ops {
-            op.run = super::op::handler(level, op, self.live);
+            op.run = super::op::handler(level, op);
         }
         self.handlers = level;
     }

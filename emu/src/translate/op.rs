@@ -18,10 +18,12 @@ pub struct Op {
     /// the byte after them), padded to 4 so an index masked with 3 needs no
     /// bounds check.
     pub bytes: [u8; 4],
-    /// Whether it can report anything to the memory recorder with the
+    /// Whether it can report anything to the memory recorder: with the
     /// operands it was decoded with ([`reports_accesses`] and
-    /// [`may_report`]), worked out once: a burst's start and end switch
-    /// every op of every block they run (in the struct's padding).
+    /// [`may_report`]), or with any operands in a block whose operands are
+    /// live ([`Op::with_live_operands`]). Worked out once: a burst's start
+    /// and end switch every op of every block they run (in the struct's
+    /// padding).
     pub reports: bool,
 }
 
@@ -38,6 +40,16 @@ impl Op {
         };
         op.reports = reports_accesses(bytes[0]) && may_report(&op);
         op
+    }
+
+    /// The op in a block whose operands are live (`Block::live`): they may
+    /// address anything by the time it runs, so only its opcode says
+    /// whether it can report.
+    pub fn with_live_operands(self) -> Op {
+        Op {
+            reports: reports_accesses(self.opcode()),
+            ..self
+        }
     }
 
     /// The op with its bytes read again from console RAM, where its block
@@ -387,8 +399,9 @@ pub(super) fn memory_level(bus: &Bus) -> u8 {
 /// reason, and because a recorded handler costs more to run, an op whose
 /// fixed operand addresses only I/O or the cartridge's ROM side (`STA
 /// $2007`, `LDA table,X` from ROM: [`may_report`]) keeps its plain handler
-/// too, unless its block's operands are `live` (patched as it runs).
-pub(super) fn handler(level: u8, op: &Op, live: bool) -> OpHandler {
+/// too, unless its block's operands are live (patched as it runs). Both
+/// are in [`Op::reports`].
+pub(super) fn handler(level: u8, op: &Op) -> OpHandler {
     let opcode = op.opcode();
     let table = match level {
         PLAIN => return OP_HANDLERS[opcode as usize],
@@ -396,7 +409,7 @@ pub(super) fn handler(level: u8, op: &Op, live: bool) -> OpHandler {
         RECORDED_EACH_OP => return run_op_counted,
         _ => &RECORDED_HANDLERS,
     };
-    if op.reports || (live && reports_accesses(opcode)) {
+    if op.reports {
         table[opcode as usize]
     } else {
         OP_HANDLERS[opcode as usize]

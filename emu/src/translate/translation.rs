@@ -83,7 +83,8 @@ impl Translator {
             if info.flow == Flow::Call && high_operand < 0x2000 && high_operand & 0x700 == 0x100 {
                 break;
             }
-            ops.push(Op::new(at, bytes));
+            let op = Op::new(at, bytes);
+            ops.push(if live { op.with_live_operands() } else { op });
             if info.flow != Flow::None || ops.len() == MAX_BLOCK_OPS {
                 break;
             }
