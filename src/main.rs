@@ -3,7 +3,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use nesprof::cli::{self, Cli};
 use nesprof::error::{BadInput, EXIT_BAD_INPUT};
-use nesprof::signals::{Interrupted, EXIT_INTERRUPTED};
+use nesprof::signals::{Interrupted, Partial, EXIT_INTERRUPTED};
 
 /// A usage error in one line (the error and any tip, without the usage
 /// block), exit 2; help and version go out as clap prints them.
@@ -43,6 +43,10 @@ fn main() -> ExitCode {
     };
     match cli::dispatch(cli) {
         Ok(code) => code,
+        Err(e) if e.downcast_ref::<Partial>().is_some() => {
+            eprintln!("{e:#}");
+            ExitCode::from(EXIT_INTERRUPTED)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             if e.downcast_ref::<Interrupted>().is_some() {

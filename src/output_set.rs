@@ -76,6 +76,18 @@ impl OutputSet {
     /// nothing changes and the error is [`crate::signals::Interrupted`]).
     pub fn commit(self) -> anyhow::Result<()> {
         crate::signals::check()?;
+        self.put_in_place()
+    }
+
+    /// Puts the set in place although a termination signal came: for runs
+    /// that keep what they have when first stopped (`profile`, `sweep`; see
+    /// [`crate::signals`]). A second signal before this exits without it.
+    pub fn commit_interrupted(self) -> anyhow::Result<()> {
+        self.put_in_place()
+    }
+
+    fn put_in_place(self) -> anyhow::Result<()> {
+        let _held = crate::signals::Committing::start();
         let manifest = self.dir.join(MANIFEST);
         let previous = std::fs::read_to_string(&manifest).unwrap_or_default();
         let names: Vec<String> = self.files.iter().map(|(n, _)| n.clone()).collect();
