@@ -78,13 +78,44 @@ fn wait(child: &mut std::process::Child) -> ExitStatus {
 fn timed(name: &str) -> bool {
     matches!(
         name,
-        "report.txt" | "report.html" | "timing.txt" | "tables.md"
+        "report.txt" | "report.html" | "timing.txt" | "tables.md" | ".nesprof-lock"
     )
+}
+
+/// What an interrupted run may leave besides the old or the new set.
+enum Partial {
+    /// Nothing else: the old set or the new one (a sweep).
+    Never,
+    /// A whole set for the frames run, marked as interrupted, after exit
+    /// status 130 (`profile`, as `perf record` does on its first Ctrl-C):
+    /// its sample stream rebuilds (`cfg build`) to the same metrics.
+    Profile,
+}
+
+/// Whether `now` is a whole interrupted profile (see [`Partial::Profile`]).
+fn whole_interrupted_profile(
+    now: &BTreeMap<String, Vec<u8>>,
+    new: &BTreeMap<String, Vec<u8>>,
+    out: &Path,
+) -> bool {
+    let report = String::from_utf8_lossy(now.get("report.txt").map_or(&[][..], |r| r));
+    if !now.keys().eq(new.keys()) || !report.contains("(interrupted:") {
+        return false;
+    }
+    let rebuilt = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .arg("cfg")
+        .arg("build")
+        .arg(out.join("samples.bin"))
+        .arg("--truth")
+        .arg(out.join("truth.ron"))
+        .output()
+        .unwrap();
+    rebuilt.status.success()
 }
 
 /// Runs `args` (writing into `--out dir`, appended) interrupted by `signal`
 /// after random delays, several times, and checks the directory after each.
-fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64) {
+fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64, partial: Partial) {
     let dir = scratch(tag);
     let out = dir.join("out");
     let reference = dir.join("reference");
@@ -104,7 +135,7 @@ fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64) {
         "the old and new runs must differ"
     );
     let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (mut kept, mut replaced) = (0, 0);
+    let (mut kept, mut replaced, mut partials) = (0, 0, 0);
     for round in 0..8 {
         let signal = if round % 2 == 0 {
             libc::SIGINT
@@ -131,7 +162,11 @@ fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64) {
             kept += 1;
         } else if is(&new) {
             replaced += 1;
-            // From here on the "old" set is this one.
+        } else if matches!(partial, Partial::Profile)
+            && status.code() == Some(130)
+            && whole_interrupted_profile(&now, &new, &out)
+        {
+            partials += 1;
         } else {
             panic!(
                 "round {round} (signal {signal} after {delay:?}, {status}): neither the old nor the new outputs: {:?}",
@@ -144,7 +179,7 @@ fn interrupt_at_random(tag: &str, args: &[&str], old_args: &[&str], seed: u64) {
             run(old_args, &out);
         }
     }
-    eprintln!("{tag}: 8 interruptions, {kept} kept the old outputs, {replaced} finished first");
+    eprintln!("{tag}: 8 interruptions, {kept} kept the old outputs, {partials} wrote the frames run, {replaced} finished first");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -157,6 +192,7 @@ fn profile_interrupted_keeps_old_or_new_outputs() {
         &["profile", rom, "--frames", "3000", "--seed", "2"],
         &["profile", rom, "--frames", "600", "--seed", "1"],
         0x5eed_0001,
+        Partial::Profile,
     );
 }
 
@@ -169,6 +205,7 @@ fn sweep_interrupted_keeps_old_or_new_outputs() {
         &["sweep", rom, "--minutes", "0.5", "--jobs", "2"],
         &["sweep", rom, "--minutes", "0.1", "--jobs", "2"],
         0x5eed_0002,
+        Partial::Never,
     );
 }
 
@@ -207,7 +244,16 @@ fn a_full_disk_fails_cleanly() {
         stderr.contains("cannot write") && !stderr.contains("panicked"),
         "{stderr}"
     );
-    assert_eq!(files(&out), old, "the previous outputs changed");
+    let now = files(&out);
+    let changed: Vec<&String> = now
+        .keys()
+        .chain(old.keys())
+        .filter(|n| !timed(n) && now.get(*n) != old.get(*n))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "the previous outputs changed: {changed:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -246,6 +292,147 @@ fn play_record_survives_sigterm_and_sighup() {
             .filter(|n| n.ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A second signal while an interrupted `profile` writes the frames it ran
+/// abandons them: the previous set stays (unless the first signal's set was
+/// already in place), never a mix, no temporary.
+#[test]
+fn a_second_signal_keeps_the_previous_profile() {
+    let dir = scratch("second");
+    let out = dir.join("out");
+    let rom = repo().join("roms-test/tracker.nes");
+    let movie = repo().join("movies/tracker.fm2");
+    let rom = rom.to_str().unwrap();
+    let movie = movie.to_str().unwrap();
+    let status = nesprof()
+        .args(["profile", rom, "--frames", "60", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let old = files(&out);
+    let (mut kept, mut written) = (0, 0);
+    for round in 0..4 {
+        let mut child = nesprof()
+            .args(["profile", rom, "--movie", movie, "--out"])
+            .arg(&out)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(700 + 150 * round));
+        for _ in 0..2 {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let status = wait(&mut child);
+        assert_eq!(status.code(), Some(130), "round {round}");
+        let now = files(&out);
+        assert!(
+            now.keys().all(|n| !n.ends_with(".tmp")),
+            "round {round}: temporaries left: {:?}",
+            now.keys().collect::<Vec<_>>()
+        );
+        let same = |a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>| {
+            a.keys().eq(b.keys()) && a.iter().all(|(n, x)| timed(n) || b.get(n) == Some(x))
+        };
+        if same(&now, &old) {
+            kept += 1;
+        } else {
+            assert!(
+                whole_interrupted_profile(&now, &old, &out),
+                "round {round}: neither the previous set nor a whole interrupted one"
+            );
+            written += 1;
+            let _ = std::fs::remove_dir_all(&out);
+            let status = nesprof()
+                .args(["profile", rom, "--frames", "60", "--out"])
+                .arg(&out)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+    }
+    eprintln!("second signal: {kept} kept the previous set, {written} had finished writing first");
+    assert!(
+        kept > 0,
+        "no second signal was ever in time: the test tests nothing"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every command that writes files stops cleanly on SIGINT, SIGTERM or
+/// SIGHUP: exit 130, one line saying so, no output under its final name and
+/// no temporary.
+#[test]
+fn every_writing_command_stops_cleanly_on_a_signal() {
+    let dir = scratch("commands");
+    let rom = repo().join("roms-test/tracker.nes");
+    let rom = rom.to_str().unwrap();
+    let d = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec![
+                "cfg".into(),
+                "record".into(),
+                rom.into(),
+                "--frames".into(),
+                "2000000".into(),
+                "--out".into(),
+                d("cfg.ron"),
+            ],
+            d("cfg.ron"),
+        ),
+        (
+            vec![
+                "movie".into(),
+                "gen".into(),
+                rom.into(),
+                "--frames".into(),
+                "2000000".into(),
+                "--out".into(),
+                d("m.fm2"),
+            ],
+            d("m.fm2"),
+        ),
+        (
+            vec![
+                "run".into(),
+                rom.into(),
+                "--frames".into(),
+                "2000000".into(),
+                "--wav".into(),
+                d("a.wav"),
+            ],
+            d("a.wav"),
+        ),
+    ];
+    for (i, (args, output)) in cases.iter().enumerate() {
+        let signal = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP][i % 3];
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = wait(&mut child);
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(130), "{args:?}: {status} {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr:?}");
+        assert!(stderr.contains("interrupted"), "{args:?}: {stderr}");
+        assert!(!Path::new(output).exists(), "{args:?}: {output} written");
+        let leftovers: Vec<String> = files(&dir)
+            .into_keys()
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{args:?}: {leftovers:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,11 +19,12 @@ use profiler::session::ProfileSettings;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::options;
-use crate::output_set::OutputSet;
+use crate::output_set::{OutputSet, Tool};
 use crate::progress::frames_bar;
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::shard::{self, Shard};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
+use crate::write_policy::WritePolicy;
 
 pub const LONG_ABOUT: &str = "\
 Reproduces the thesis' chapter 5: each workload is emulated once, recording the exact \
@@ -206,15 +207,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         engine: args.engine,
         ..ProfileSettings::default()
     };
+    let mut policy = WritePolicy::new();
+    policy.maybe_input("--workloads", args.workloads.as_ref());
+    for w in &list {
+        policy.input("workload ROM", &w.rom);
+        policy.maybe_input("workload movie", w.movie.as_ref());
+    }
+    let configs: Vec<GfcParams> = GfcParams::grid().collect();
+    if let Some(shard) = args.shard {
+        // Shards of one sweep may share a directory: each writes its own
+        // file, not a set.
+        policy.file("--shard's file", &args.out.join(shard.file_name()));
+        policy.check()?;
+        std::fs::create_dir_all(&args.out).map_err(|e| crate::atomic::say(&args.out, e))?;
+        return run_shard(&args, shard, &list, &settings, &configs, threads);
+    }
     // Checked before the (minutes-long) run, and a bad --out is a bad
     // argument: exit 2. Every output is staged and the set committed at
     // the end, so an interrupted run leaves the previous outputs as they were.
-    let outputs = OutputSet::new(&args.out)?;
-
-    let configs: Vec<GfcParams> = GfcParams::grid().collect();
-    if let Some(shard) = args.shard {
-        return run_shard(&args, shard, &list, &settings, &configs, threads);
-    }
+    policy.dir("--out", &args.out).check()?;
+    let names: Vec<String> = list.iter().map(|w| w.name.clone()).collect();
+    let outputs = open_outputs(&args.out, &names)?;
     eprintln!(
         "sweep: {} workload(s) x {} configurations and the trace builder on {threads} thread(s); sampler X = {} ms ({}), N = {}",
         list.len(),
@@ -260,12 +273,12 @@ fn publish(
     outputs.write("sweep.csv", csv::sweep_csv(results))?;
     outputs.write("workloads.csv", csv::workloads_csv(results))?;
     for r in results {
-        for (suffix, record) in [
-            ("h90", &r.h90_record),
-            ("hot_thesis_best", &r.best_record),
-            ("hot_trace", &r.trace_record),
-        ] {
-            outputs.write(&format!("cfg/{}.{suffix}.ron", r.name), record.to_ron())?;
+        for (suffix, record) in
+            CFG_SUFFIXES
+                .iter()
+                .zip([&r.h90_record, &r.best_record, &r.trace_record])
+        {
+            outputs.write(&cfg_file_name(&r.name, suffix), record.to_ron())?;
         }
     }
     let mut svgs = Vec::new();
@@ -394,9 +407,20 @@ fn run_shard(
 /// `sweep merge DIR...`: the shards' results as one sweep's outputs.
 fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
-    let outputs = OutputSet::new(&args.out)?;
+    let mut policy = WritePolicy::new();
+    for dir in &args.dirs {
+        policy.input("shard directory", dir);
+    }
+    policy.dir("--out", &args.out).check()?;
     let files = shard::read_all(&args.dirs).map_err(BadInput)?;
     let merged = shard::merge(&files).map_err(BadInput)?;
+    let names: Vec<String> = merged
+        .outcome
+        .results
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let outputs = open_outputs(&args.out, &names)?;
     eprintln!(
         "sweep merge: {} shard(s), {} workload(s) x {} configurations",
         merged.shards,
@@ -413,6 +437,31 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
         merged.threads
     );
     publish(outputs, &args.out, &merged.outcome, merged.configs, &header)
+}
+
+/// The sweep's output set in `out`, for the workloads `names`: its fixed
+/// files, the plots and the CFG records of each workload.
+fn open_outputs(out: &Path, names: &[String]) -> anyhow::Result<OutputSet> {
+    let mut files: Vec<String> = ["tables.md", "sweep.csv", "workloads.csv", "timing.txt"]
+        .into_iter()
+        .chain(plots::FILE_NAMES.iter().copied())
+        .map(str::to_string)
+        .collect();
+    for name in names {
+        for suffix in CFG_SUFFIXES {
+            files.push(cfg_file_name(name, suffix));
+        }
+    }
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    OutputSet::open(out, Tool::Sweep, &files)
+}
+
+/// The CFG records written per workload, by file suffix.
+const CFG_SUFFIXES: [&str; 3] = ["h90", "hot_thesis_best", "hot_trace"];
+
+/// Where a workload's CFG record of kind `suffix` goes in the set.
+fn cfg_file_name(workload: &str, suffix: &str) -> String {
+    format!("cfg/{workload}.{suffix}.ron")
 }
 
 /// The workloads the arguments ask for.

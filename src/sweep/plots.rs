@@ -456,15 +456,17 @@ fn similarity_vs_sampled(
     Ok(())
 }
 
-/// Writes every plot into `dir`; returns the files written.
+/// The plots' file names, in the order [`render_all`] returns them.
+pub const FILE_NAMES: [&str; 3] = [
+    "heatmap_similarity.svg",
+    "heatmap_similarity_h99.svg",
+    "similarity_vs_sampled.svg",
+];
+
 /// The sweep's plots as (file name, SVG text), drawn in memory so that the
 /// files are written whole with the rest of the outputs.
 pub fn render_all(results: &[WorkloadResult]) -> anyhow::Result<Vec<(String, String)>> {
-    let files = [
-        "heatmap_similarity.svg",
-        "heatmap_similarity_h99.svg",
-        "similarity_vs_sampled.svg",
-    ];
+    let files = FILE_NAMES;
     let mut svgs = vec![String::new(), String::new(), String::new()];
     heatmap(
         results,
