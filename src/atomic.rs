@@ -24,13 +24,16 @@ use crate::error::BadInput;
 /// Temporaries not yet renamed or removed.
 static LIVE: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
-/// Removes every live temporary (on a forced exit).
+/// Removes every live temporary, on the way to a forced exit: the registry
+/// stays locked afterwards, so no other thread can create a temporary
+/// between this and the exit (creating one takes the lock, see
+/// [`Staged::create`]).
 pub fn remove_all_temporaries() {
-    if let Some(live) = LIVE.lock().take() {
-        for path in live {
-            let _ = std::fs::remove_file(path);
-        }
+    let mut live = LIVE.lock();
+    for path in live.take().into_iter().flatten() {
+        let _ = std::fs::remove_file(path);
     }
+    std::mem::forget(live);
 }
 
 /// The file a write to `path` replaces: `path` itself, or the target of the
@@ -174,10 +177,12 @@ impl Staged {
 
     fn begin(dest: PathBuf) -> std::io::Result<Staged> {
         let tmp = temporary(&dest);
+        // Created and registered under the lock: a forced exit in between
+        // would otherwise leave it behind.
+        let mut live = LIVE.lock();
         let file = create_new(&tmp)?;
-        LIVE.lock()
-            .get_or_insert_with(HashSet::new)
-            .insert(tmp.clone());
+        live.get_or_insert_with(HashSet::new).insert(tmp.clone());
+        drop(live);
         Ok(Staged {
             file: Some(std::io::BufWriter::new(file)),
             tmp,

@@ -140,13 +140,10 @@ impl OutputSet {
         // left exactly as it was, and again under it (another run may have
         // committed in between).
         refuse_occupied(dir, tool, names)?;
-        let mut lock = lock(dir)?;
+        let lock = lock(dir)?;
         probe(dir)?;
         remove_stale_temporaries(dir);
         let previous = refuse_occupied(dir, tool, names)?;
-        // Who holds it, for a second run's message (best effort).
-        let _ = lock.set_len(0);
-        let _ = lock.write_all(std::process::id().to_string().as_bytes());
         Ok(OutputSet {
             dir: dir.to_path_buf(),
             tool,
@@ -178,12 +175,14 @@ impl OutputSet {
             at.push(part);
             match std::fs::symlink_metadata(&at) {
                 Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(BadInput(format!(
+                Ok(_) => {
+                    return Err(BadInput(format!(
                     "{} is not a directory (a symlink or a file): nesprof writes only inside {}",
                     printable(&at.display().to_string()),
                     printable(&self.dir.display().to_string())
                 ))
-                .into()),
+                    .into())
+                }
                 Err(_) => std::fs::create_dir(&at).map_err(|e| atomic::say(&at, e))?,
             }
         }
@@ -367,17 +366,11 @@ fn lock(dir: &Path) -> anyhow::Result<File> {
             ))
         })?;
     // SAFETY: flock(2) on a descriptor this File owns.
+    // (The file stays empty: a directory's contents do not depend on which
+    // process wrote them, so two runs' directories compare equal.)
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        let mut holder = String::new();
-        let _ = (&file).take(32).read_to_string(&mut holder);
-        let holder = holder.trim();
-        let who = if holder.chars().all(|c| c.is_ascii_digit()) && !holder.is_empty() {
-            format!(" (pid {holder})")
-        } else {
-            String::new()
-        };
         return Err(BadInput(format!(
-            "{} is being written by another nesprof run{who}: wait for it to end or choose another directory",
+            "{} is being written by another nesprof run: wait for it to end or choose another directory",
             printable(&dir.display().to_string())
         ))
         .into());

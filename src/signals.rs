@@ -72,7 +72,8 @@ impl Drop for Committing {
     fn drop(&mut self) {
         COMMITTING.store(false, Ordering::SeqCst);
         if EXIT_AFTER_COMMIT.load(Ordering::SeqCst) {
-            eprintln!("interrupted again: exiting now");
+            crate::atomic::remove_all_temporaries();
+            eprintln!("interrupted again: exiting now (the outputs were already in place)");
             std::process::exit(EXIT_INTERRUPTED as i32);
         }
     }
