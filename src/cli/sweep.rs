@@ -47,6 +47,12 @@ breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5
                      ($NESPROF_ROMS, else the nearest shared/roms). A workload whose ROM
                      is missing is reported and skipped; any other bad workload is
                      reported, the rest still run, and the exit code is 2.
+                     A name is also the name of the workload's files in cfg/, so it
+                     must be one as it stands: at most 200 bytes, no / or \\, no
+                     leading dot, no control character, and no two names equal but
+                     for case (one file on macOS and Windows). Any other name is
+                     refused (exit 2) before anything runs. With ROM, the name is the
+                     ROM's file name without extension, made into such a name.
   --minutes M        overrides every workload's length.
 
 METRICS (DESIGN.md \"Metrics\")
@@ -210,6 +216,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     // argument: exit 2. Every output is staged and the set committed at
     // the end, so an interrupted run leaves the previous outputs as they were.
     let outputs = OutputSet::new(&args.out)?;
+    if args.shard.is_none() {
+        check_cfg_dir(&args.out)?;
+    }
 
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
     if let Some(shard) = args.shard {
@@ -234,6 +243,21 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     publish(outputs, &args.out, &outcome, configs.len(), &header)
 }
 
+/// Refuses, before any work, an output directory whose `cfg/` (where the
+/// CFG records go) exists and is not a directory: staging the records
+/// would otherwise fail only after the sweep.
+fn check_cfg_dir(out: &Path) -> anyhow::Result<()> {
+    let cfg = out.join("cfg");
+    match std::fs::symlink_metadata(&cfg) {
+        Ok(m) if !m.is_dir() => Err(BadInput(format!(
+            "{}: not a directory (the sweep writes its CFG records there)",
+            cfg.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// Writes a finished sweep's outputs (tables, CSV, plots, CFG records,
 /// timing) and prints its tables and last line: the same for a single run
 /// and for merged shards. `timing_header` is `timing.txt`'s first line.
@@ -254,18 +278,23 @@ fn publish(
     if results.is_empty() {
         return Err(BadInput("no workload could run".into()).into());
     }
+    // The names were checked where they were read (workloads file, shard
+    // file, ROM file name); checked again here, where they become file
+    // names, so that no other way in can write outside cfg/.
+    workloads::check_names(results.iter().map(|r| r.name.as_str()))
+        .map_err(|(_, problem)| BadInput(problem))?;
 
     let report = tables::report(results);
     outputs.write("tables.md", &report)?;
     outputs.write("sweep.csv", csv::sweep_csv(results))?;
     outputs.write("workloads.csv", csv::workloads_csv(results))?;
     for r in results {
-        for (suffix, record) in [
-            ("h90", &r.h90_record),
-            ("hot_thesis_best", &r.best_record),
-            ("hot_trace", &r.trace_record),
-        ] {
-            outputs.write(&format!("cfg/{}.{suffix}.ron", r.name), record.to_ron())?;
+        for (suffix, record) in
+            workloads::RECORD_SUFFIXES
+                .iter()
+                .zip([&r.h90_record, &r.best_record, &r.trace_record])
+        {
+            outputs.write(&workloads::record_file(&r.name, suffix), record.to_ron())?;
         }
     }
     let mut svgs = Vec::new();
@@ -395,6 +424,7 @@ fn run_shard(
 fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
     let outputs = OutputSet::new(&args.out)?;
+    check_cfg_dir(&args.out)?;
     let files = shard::read_all(&args.dirs).map_err(BadInput)?;
     let merged = shard::merge(&files).map_err(BadInput)?;
     eprintln!(
@@ -419,9 +449,7 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
 fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
     let mut list = match (&args.rom, &args.workloads) {
         (Some(rom), _) => vec![Workload {
-            name: rom
-                .file_stem()
-                .map_or("rom".into(), |s| s.to_string_lossy().into_owned()),
+            name: workloads::name_from_rom(rom),
             rom: rom.clone(),
             movie: args.movie.clone(),
             minutes: None,
@@ -448,6 +476,10 @@ fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
         }
         list.retain(|w| args.only.contains(&w.name));
     }
+    // Every list is checked where it is read (`workloads::parse`); this
+    // covers the others (a ROM's name, the bundled list) before any work.
+    workloads::check_names(list.iter().map(|w| w.name.as_str()))
+        .map_err(|(_, problem)| BadInput(problem))?;
     Ok(list)
 }
 

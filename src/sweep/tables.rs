@@ -38,8 +38,12 @@ impl Table {
         }
     }
 
+    /// A row; each cell's `|` is escaped (`\|`), so a workload name
+    /// holding one stays in its column (names cannot hold a newline, see
+    /// `workloads::check_name`).
     fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows
+            .push(cells.into_iter().map(|c| c.replace('|', "\\|")).collect());
     }
 
     /// Columns padded to equal width so the table also reads as plain text.
