@@ -182,7 +182,16 @@ byte for byte what a single `nesprof sweep` with the same arguments writes. Only
 
 Refused, exit 2: a missing shard (all N must be given), a shard given twice, shards of \
 different sweeps (workload list, ROM or movie contents, lengths, sampler settings, \
-configurations or nesprof version differ), or shards that disagree on a workload both emulated.";
+configurations or nesprof version differ), shards that disagree on a workload both emulated, \
+and a shard file holding a workload name that cannot be a file name (see `nesprof sweep \
+--help`) or any number no sweep writes: a metric that is not finite or outside its range \
+(ratios in [0, 1], percentages in [0, 100]), counts that contradict each other (sampled \
+above executed instructions, H90 above H99 above the truth, a ratio its counts do not give), \
+a wall time above 10^9 s, a setting outside what the command line accepts. Each refusal is \
+one line naming the file and the field.
+
+A signal (Ctrl-C) during a merge stops it with nothing written (exit 130): a merge gives \
+the single run's outputs whole or not at all.";
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -258,6 +267,21 @@ fn check_cfg_dir(out: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// `text` with every control character escaped (`\n`, `\u{1b}`), for
+/// messages that quote what a file said (a shard's skipped or failed
+/// workloads): one message, one line, and nothing the terminal obeys.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Writes a finished sweep's outputs (tables, CSV, plots, CFG records,
 /// timing) and prints its tables and last line: the same for a single run
 /// and for merged shards. `timing_header` is `timing.txt`'s first line.
@@ -269,10 +293,10 @@ fn publish(
     timing_header: &str,
 ) -> anyhow::Result<ExitCode> {
     for m in &outcome.skipped {
-        eprintln!("skipped: {m}");
+        eprintln!("skipped: {}", printable(m));
     }
     for m in &outcome.failed {
-        eprintln!("failed: {m}");
+        eprintln!("failed: {}", printable(m));
     }
     let results = &outcome.results;
     if results.is_empty() {
@@ -296,6 +320,8 @@ fn publish(
         {
             outputs.write(&workloads::record_file(&r.name, suffix), record.to_ron())?;
         }
+        // A merge writes all or nothing: a signal ends it here.
+        crate::signals::check()?;
     }
     let mut svgs = Vec::new();
     for (name, svg) in plots::render_all(results)? {
@@ -397,10 +423,10 @@ fn run_shard(
     bars.finish();
     crate::signals::check()?;
     for m in &outcome.skipped {
-        eprintln!("skipped: {m}");
+        eprintln!("skipped: {}", printable(m));
     }
     for m in &outcome.failed {
-        eprintln!("failed: {m}");
+        eprintln!("failed: {}", printable(m));
     }
     let file = shard::shard_file(shard, identity, &outcome, threads);
     crate::atomic::write_or_say(&path, file.to_ron())?;
@@ -425,8 +451,17 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
     let outputs = OutputSet::new(&args.out)?;
     check_cfg_dir(&args.out)?;
-    let files = shard::read_all(&args.dirs).map_err(BadInput)?;
+    // Reading and checking a shard can take a while (up to 1 GiB of RON):
+    // a signal between files ends the merge, writing nothing.
+    let mut files = Vec::new();
+    for path in shard::find(&args.dirs).map_err(BadInput)? {
+        crate::signals::check()?;
+        let file = shard::ShardFile::read(&path).map_err(BadInput)?;
+        files.push((path, file));
+    }
+    crate::signals::check()?;
     let merged = shard::merge(&files).map_err(BadInput)?;
+    crate::signals::check()?;
     eprintln!(
         "sweep merge: {} shard(s), {} workload(s) x {} configurations",
         merged.shards,

@@ -585,6 +585,30 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// A real sweep of one short workload, for the other modules' unit tests
+/// (tables, plots, shard files need results to work on).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use crate::sweep::workloads::{bundled, repo_root};
+
+    /// The workload list (cfgdemo, 0.02 emulated minutes), and its sweep
+    /// over `configs` (as shard 1/1 has it, too).
+    pub fn tiny(configs: &[GfcParams]) -> (Vec<Workload>, SweepOutcome) {
+        let list: Vec<Workload> = bundled(&repo_root())
+            .into_iter()
+            .filter(|w| w.name == "cfgdemo")
+            .map(|w| Workload {
+                minutes: Some(0.02),
+                ..w
+            })
+            .collect();
+        let outcome = sweep(&list, configs, None, &ProfileSettings::default(), 1, &Quiet);
+        assert_eq!(outcome.results.len(), 1, "{:?}", outcome.failed);
+        (list, outcome)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
