@@ -21,6 +21,7 @@ use crate::error::BadInput;
 use crate::options;
 use crate::output_set::OutputSet;
 use crate::progress::frames_bar;
+use crate::signals::{Interrupted, Partial};
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::shard::{self, Shard};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
@@ -83,11 +84,23 @@ windowSize x recurrentThreshold
   The last line on stdout: workloads=N configs=N skipped=N failed=N best=#ID \
 best_mean_similarity=F thesis_best_mean_similarity=F wall_s=F
 
+CTRL-C
+  Like `perf record`: the first SIGINT, SIGTERM or SIGHUP stops the sweep starting new \
+work (a running emulation stops at its next frame); the workloads whose emulation and \
+every replay had finished (each is announced on stderr as `done: NAME`) are then written \
+as a complete set of outputs, as a sweep of those workloads alone would write them, the \
+others reported as interrupted on stderr, in a note atop tables.md and in timing.txt, and \
+the last line gets interrupted=N; the exit status is 130. If none had finished, nothing \
+is written. A second signal abandons the new outputs and keeps the previous set.
+
 SWEEPS ACROSS MACHINES
   --shard I/N        runs only the I-th of N contiguous slices of the (workload x \
 configuration) units, in workload order (each shard emulates the workloads it has a \
 configuration of), and writes shard-I-of-N.ron into --out (shards may share one \
-directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F
+directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F. \
+A shard stopped by Ctrl-C writes its file with the workloads it finished and the others \
+marked Interrupted (its line ends interrupted=N, exit 130); merge refuses it until the \
+shard is run again.
   sweep merge DIR... --out D
                      combines all N shard files into the outputs above, byte for byte \
 those of a single run (only timing.txt and wall_s, wall times, differ); a missing or \
@@ -183,12 +196,13 @@ byte for byte what a single `nesprof sweep` with the same arguments writes. Only
 Refused, exit 2: a missing shard (all N must be given), a shard given twice, shards of \
 different sweeps (workload list, ROM or movie contents, lengths, sampler settings, \
 configurations or nesprof version differ), shards that disagree on a workload both emulated, \
-and a shard file holding a workload name that cannot be a file name (see `nesprof sweep \
---help`) or any number no sweep writes: a metric that is not finite or outside its range \
-(ratios in [0, 1], percentages in [0, 100]), counts that contradict each other (sampled \
-above executed instructions, H90 above H99 above the truth, a ratio its counts do not give), \
-a wall time above 10^9 s, a setting outside what the command line accepts. Each refusal is \
-one line naming the file and the field.
+an incomplete shard (one stopped by Ctrl-C: run it again), and a shard file holding a \
+workload name that cannot be a file name (see `nesprof sweep --help`) or any number no \
+sweep writes: a metric that is not finite or outside its range (ratios in [0, 1], \
+percentages in [0, 100]), counts that contradict each other (sampled above executed \
+instructions, H90 above H99 above the truth, a ratio its counts do not give), a wall time \
+above 10^9 s, a setting outside what the command line accepts. Each refusal is one line \
+naming the file and the field.
 
 A signal (Ctrl-C) during a merge stops it with nothing written (exit 130): a merge gives \
 the single run's outputs whole or not at all.";
@@ -223,7 +237,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     };
     // Checked before the (minutes-long) run, and a bad --out is a bad
     // argument: exit 2. Every output is staged and the set committed at
-    // the end, so an interrupted run leaves the previous outputs as they were.
+    // the end, so a failed run leaves the previous outputs as they were
+    // (and an interrupted one too, unless some workloads had finished:
+    // then their outputs replace them, see `publish`).
     let outputs = OutputSet::new(&args.out)?;
     if args.shard.is_none() {
         check_cfg_dir(&args.out)?;
@@ -244,12 +260,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let bars = Bars::new(&vec![configs.len(); list.len()]);
     let outcome = run::sweep(&list, &configs, args.minutes, &settings, threads, &bars);
     bars.finish();
-    crate::signals::check()?;
     let header = format!(
         "sweep wall time {:.1} s on {threads} thread(s)",
         secs(outcome.wall)
     );
-    publish(outputs, &args.out, &outcome, configs.len(), &header)
+    publish(outputs, &args.out, &outcome, configs.len(), &header, true)
 }
 
 /// Refuses, before any work, an output directory whose `cfg/` (where the
@@ -282,15 +297,39 @@ fn printable(text: &str) -> String {
         .collect()
 }
 
-/// Writes a finished sweep's outputs (tables, CSV, plots, CFG records,
-/// timing) and prints its tables and last line: the same for a single run
-/// and for merged shards. `timing_header` is `timing.txt`'s first line.
+/// "a", "b", ... quoted, for a one-line message: at most ten names.
+fn quoted_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut text: Vec<String> = names
+        .iter()
+        .take(10)
+        .map(|n| format!("{:?}", emu::input_file::shorten(n)))
+        .collect();
+    if names.len() > 10 {
+        text.push(format!("... ({} in all)", names.len()));
+    }
+    text.join(", ")
+}
+
+/// Writes a sweep's outputs (tables, CSV, plots, CFG records, timing) and
+/// prints its tables and last line: the same for a single run and for
+/// merged shards. `timing_header` is `timing.txt`'s first line.
+///
+/// `keep_when_stopped`: a sweep, like `perf record`, keeps what it has
+/// when first stopped by a signal: the outputs of the workloads that
+/// finished (emulation and every replay) are written whole, the others
+/// reported as interrupted (stderr, tables.md, timing.txt), and the exit
+/// status is 130 ([`Partial`]); with none finished nothing is written. A
+/// second signal abandons the staged files (see `crate::signals`), keeping
+/// the previous set. A merge (`false`) writes all or nothing: a signal
+/// leaves the previous set.
 fn publish(
     mut outputs: OutputSet,
     out: &Path,
     outcome: &run::SweepOutcome,
     configs: usize,
     timing_header: &str,
+    keep_when_stopped: bool,
 ) -> anyhow::Result<ExitCode> {
     for m in &outcome.skipped {
         eprintln!("skipped: {}", printable(m));
@@ -298,8 +337,14 @@ fn publish(
     for m in &outcome.failed {
         eprintln!("failed: {}", printable(m));
     }
+    for (_, name) in &outcome.interrupted {
+        eprintln!("interrupted: {name} (stopped before its emulation and replays finished)");
+    }
     let results = &outcome.results;
     if results.is_empty() {
+        if crate::signals::stop_requested() {
+            return Err(Interrupted.into());
+        }
         return Err(BadInput("no workload could run".into()).into());
     }
     // The names were checked where they were read (workloads file, shard
@@ -307,8 +352,13 @@ fn publish(
     // names, so that no other way in can write outside cfg/.
     workloads::check_names(results.iter().map(|r| r.name.as_str()))
         .map_err(|(_, problem)| BadInput(problem))?;
+    let interrupted: Vec<&str> = outcome
+        .interrupted
+        .iter()
+        .map(|(_, n)| n.as_str())
+        .collect();
 
-    let report = tables::report(results);
+    let report = tables::report(results, &interrupted);
     outputs.write("tables.md", &report)?;
     outputs.write("sweep.csv", csv::sweep_csv(results))?;
     outputs.write("workloads.csv", csv::workloads_csv(results))?;
@@ -321,7 +371,9 @@ fn publish(
             outputs.write(&workloads::record_file(&r.name, suffix), record.to_ron())?;
         }
         // A merge writes all or nothing: a signal ends it here.
-        crate::signals::check()?;
+        if !keep_when_stopped {
+            crate::signals::check()?;
+        }
     }
     let mut svgs = Vec::new();
     for (name, svg) in plots::render_all(results)? {
@@ -330,7 +382,11 @@ fn publish(
     }
     let timing = timing(outcome, timing_header);
     outputs.write("timing.txt", &timing)?;
-    outputs.commit()?;
+    if keep_when_stopped {
+        outputs.commit_interrupted()?;
+    } else {
+        outputs.commit()?;
+    }
 
     // The tables are the command's product: stdout. Notes go to stderr.
     for line in report.lines() {
@@ -349,8 +405,15 @@ fn publish(
     let groups = tables::group_means(results);
     let group = |kind: &str| groups.iter().find(|g| g.0 == kind);
     let busy = group("busy");
+    let stopped = keep_when_stopped && crate::signals::stop_requested();
+    // Appended only to a stopped run's line (new fields go last).
+    let interrupted_field = if stopped {
+        format!(" interrupted={}", interrupted.len())
+    } else {
+        String::new()
+    };
     emit(&format!(
-        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}",
+        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}{interrupted_field}",
         results.len(),
         configs,
         outcome.skipped.len(),
@@ -366,7 +429,29 @@ fn publish(
         busy.map_or(0.0, |g| g.3[1]),
         busy.map_or(0.0, |g| g.3[2]),
     ));
+    if stopped {
+        return Err(stopped_message(
+            &out.display().to_string(),
+            results.len(),
+            &interrupted,
+        ));
+    }
     failed_exit(&outcome.failed)
+}
+
+/// The one line a sweep stopped by a signal ends with (exit 130): what it
+/// wrote (`written`: the output directory or shard file) and what is
+/// missing.
+fn stopped_message(written: &str, finished: usize, interrupted: &[&str]) -> anyhow::Error {
+    let text = if interrupted.is_empty() {
+        format!("interrupted: every workload had finished; wrote their outputs to {written}")
+    } else {
+        format!(
+            "interrupted: wrote the outputs of the {finished} finished workload(s) to {written}; not finished: {}",
+            quoted_names(interrupted.iter().copied())
+        )
+    };
+    Partial(printable(&text)).into()
 }
 
 /// Exit 2 when any workload failed (after the outputs are written).
@@ -421,28 +506,61 @@ fn run_shard(
         &bars,
     );
     bars.finish();
-    crate::signals::check()?;
+    // Stopped by a signal: as a sweep does (see `publish`), the shard file
+    // is written if any workload finished, the others marked interrupted
+    // in it (merge refuses such a file until the shard is run again).
+    let stopped = crate::signals::stop_requested();
+    if stopped && outcome.results.is_empty() {
+        return Err(Interrupted.into());
+    }
     for m in &outcome.skipped {
         eprintln!("skipped: {}", printable(m));
     }
     for m in &outcome.failed {
         eprintln!("failed: {}", printable(m));
     }
+    for (_, name) in &outcome.interrupted {
+        eprintln!("interrupted: {name} (stopped before its emulation and replays finished)");
+    }
     let file = shard::shard_file(shard, identity, &outcome, threads);
     crate::atomic::write_or_say(&path, file.to_ron())?;
-    eprintln!(
-        "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
-        path.display(),
-        shard.count
-    );
+    if stopped {
+        eprintln!(
+            "wrote {}, incomplete: run shard {shard} again before merging",
+            path.display()
+        );
+    } else {
+        eprintln!(
+            "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
+            path.display(),
+            shard.count
+        );
+    }
+    let interrupted_field = if stopped {
+        format!(" interrupted={}", outcome.interrupted.len())
+    } else {
+        String::new()
+    };
     emit(&format!(
-        "shard={shard} units={} workloads={} skipped={} failed={} wall_s={:.1}",
+        "shard={shard} units={} workloads={} skipped={} failed={} wall_s={:.1}{interrupted_field}",
         units.len(),
         outcome.results.len(),
         outcome.skipped.len(),
         outcome.failed.len(),
         outcome.wall.as_secs_f64()
     ));
+    if stopped {
+        let interrupted: Vec<&str> = outcome
+            .interrupted
+            .iter()
+            .map(|(_, n)| n.as_str())
+            .collect();
+        return Err(stopped_message(
+            &path.display().to_string(),
+            outcome.results.len(),
+            &interrupted,
+        ));
+    }
     failed_exit(&outcome.failed)
 }
 
@@ -477,7 +595,14 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
         secs(merged.total_wall),
         merged.threads
     );
-    publish(outputs, &args.out, &merged.outcome, merged.configs, &header)
+    publish(
+        outputs,
+        &args.out,
+        &merged.outcome,
+        merged.configs,
+        &header,
+        false,
+    )
 }
 
 /// The workloads the arguments ask for.
@@ -545,6 +670,12 @@ fn timing(outcome: &run::SweepOutcome, header: &str) -> String {
             median,
             max,
             sum / 1e3
+        );
+    }
+    for (_, name) in &outcome.interrupted {
+        let _ = writeln!(
+            out,
+            "  {name:<18} interrupted: stopped by a signal before its emulation and replays finished"
         );
     }
     out
@@ -657,5 +788,11 @@ impl Observer for Bars {
 
     fn replayed(&self) {
         self.replays.inc(1);
+    }
+
+    fn finished(&self, _index: usize, name: &str) {
+        // One line per workload done: on a long sweep, what a Ctrl-C now
+        // would keep. Above the bars, which suspend redraws around it.
+        self.multi.suspend(|| eprintln!("done: {name}"));
     }
 }

@@ -29,6 +29,12 @@
 //! (finite, in its range, counts consistent with each other, see
 //! [`ShardFile::check`]) before anything is computed from it, so no value
 //! read back can reach a table as `NaN%` or drive a loop without bound.
+//!
+//! A shard stopped by a signal (Ctrl-C) still writes its file, with the
+//! workloads it finished and the others marked [`ShardOutcome::Interrupted`];
+//! `sweep merge` refuses such an incomplete shard (exit 2, naming the file
+//! and the missing workloads): a merge gives a single run's outputs byte for
+//! byte, or nothing. Run the shard again to complete it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -179,6 +185,9 @@ pub enum ShardOutcome {
     /// The ROM is missing (a skip in a single run).
     Skipped(String),
     Failed(String),
+    /// A signal stopped the shard before this workload's emulation and
+    /// replays finished: the shard is incomplete, and merge refuses it.
+    Interrupted,
 }
 
 /// FNV-1a 64 of a file, hex, or why there is none.
@@ -251,6 +260,13 @@ pub fn shard_file(
             outcome: ShardOutcome::Ran(Box::new(r.clone())),
         });
     }
+    for (index, name) in &outcome.interrupted {
+        workloads.push(ShardWorkload {
+            index: *index,
+            name: name.clone(),
+            outcome: ShardOutcome::Interrupted,
+        });
+    }
     for (index, e) in &outcome.problems {
         workloads.push(ShardWorkload {
             index: *index,
@@ -309,6 +325,16 @@ impl ShardFile {
         file.check()
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(file)
+    }
+
+    /// The workloads a signal stopped before they finished (names, in list
+    /// order): empty for a complete shard.
+    pub fn interrupted(&self) -> Vec<&str> {
+        self.workloads
+            .iter()
+            .filter(|w| matches!(w.outcome, ShardOutcome::Interrupted))
+            .map(|w| w.name.as_str())
+            .collect()
     }
 
     /// The file's own validity: names usable as file names, every number
@@ -709,6 +735,20 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
     let n = first.shard.count;
     let mut by_index: BTreeMap<usize, (&PathBuf, &ShardFile)> = BTreeMap::new();
     for (path, f) in files {
+        let missing = f.interrupted();
+        if !missing.is_empty() {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|m| format!("{:?}", shorten(m)))
+                .collect();
+            return Err(format!(
+                "{}: incomplete shard {}: interrupted before workload(s) {} finished; run `nesprof sweep --shard {}` again to complete it",
+                path.display(),
+                f.shard,
+                list_some(&names),
+                f.shard
+            ));
+        }
         if f.shard.count != n {
             return Err(format!(
                 "{} is shard {} but {} is shard {}: not from the same split",
@@ -757,6 +797,7 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
         failed: Vec::new(),
         ran: Vec::new(),
         problems: Vec::new(),
+        interrupted: Vec::new(),
         wall: Duration::ZERO,
     };
     for (index, parts) in parts.iter().enumerate() {
@@ -765,6 +806,7 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
             continue;
         };
         match first_part {
+            ShardOutcome::Interrupted => unreachable!("incomplete shards are refused above"),
             ShardOutcome::Ran(base) => {
                 let mut configs = Vec::with_capacity(sweep.configs.len());
                 for &(i, part) in parts {
@@ -837,6 +879,7 @@ fn list_some(items: &[String]) -> String {
 fn problem_text(p: &ShardOutcome) -> &str {
     match p {
         ShardOutcome::Ran(_) => "",
+        ShardOutcome::Interrupted => "interrupted",
         ShardOutcome::Skipped(m) | ShardOutcome::Failed(m) => m,
     }
 }
@@ -1097,6 +1140,36 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// A shard stopped by a signal says which workloads are missing, and
+    /// merge refuses it.
+    #[test]
+    fn an_interrupted_shard_is_refused_by_merge() {
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(72).collect();
+        let shard = Shard { index: 1, count: 1 };
+        let (list, mut outcome) = super::super::run::testing::tiny(&configs);
+        outcome.interrupted.push((0, list[0].name.clone()));
+        outcome.results.clear();
+        outcome.ran.clear();
+        let settings = ProfileSettings::default();
+        let file = shard_file(
+            shard,
+            identity(&list, None, &settings, &configs),
+            &outcome,
+            1,
+        );
+        file.check().unwrap();
+        assert_eq!(file.interrupted(), ["cfgdemo"]);
+        let again: ShardFile = ron::from_str(&file.to_ron()).unwrap();
+        assert_eq!(again.interrupted(), ["cfgdemo"]);
+        let e = merge(&[(PathBuf::from("s.ron"), again)]).err().unwrap();
+        assert!(
+            e.starts_with(
+                "s.ron: incomplete shard 1/1: interrupted before workload(s) \"cfgdemo\""
+            ),
+            "{e}"
+        );
     }
 
     #[test]
