@@ -4,7 +4,8 @@
 //! uninterrupted run of the same command), never a mix and never a
 //! temporary; a file-size limit (a full disk) makes the run fail with an
 //! error and no truncated file under a final name; `play --record` saves a
-//! readable movie on SIGTERM and SIGHUP.
+//! readable movie on SIGTERM and SIGHUP; a sweep stopped once keeps the
+//! workloads it finished, stopped twice keeps the previous outputs.
 
 mod common;
 
@@ -207,6 +208,259 @@ fn sweep_interrupted_keeps_old_or_new_outputs() {
         0x5eed_0002,
         Partial::Never,
     );
+}
+
+/// A sweep of three workloads on one thread, in list order: cfgdemo (a
+/// second), maze (an emulated hour, still running when the test signals),
+/// swarm (never started). Returns the workloads file.
+fn three_workloads(dir: &Path) -> PathBuf {
+    let entry = |name: &str, minutes: &str| {
+        format!(
+            "(name: \"{name}\", rom: \"{}\", minutes: {minutes})",
+            repo().join(format!("roms-test/{name}.nes")).display()
+        )
+    };
+    let list = dir.join("three.ron");
+    std::fs::write(
+        &list,
+        format!(
+            "(workloads: [{}, {}, {}])",
+            entry("cfgdemo", "0.02"),
+            entry("maze", "60.0"),
+            entry("swarm", "0.02")
+        ),
+    )
+    .unwrap();
+    list
+}
+
+/// A running nesprof whose stderr lines arrive on `lines` as they come and
+/// whose stdout is collected.
+struct Running {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    stdout: std::thread::JoinHandle<String>,
+}
+
+impl Running {
+    fn start(args: &[&str], list: &Path, out: &Path) -> Running {
+        use std::io::{BufRead, Read};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+            .args(args)
+            .args(["--jobs", "1", "--workloads"])
+            .arg(list)
+            .arg("--out")
+            .arg(out)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let mut out_pipe = child.stdout.take().unwrap();
+        let stdout = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = out_pipe.read_to_string(&mut text);
+            text
+        });
+        Running {
+            child,
+            lines,
+            stdout,
+        }
+    }
+
+    /// Waits for the stderr line `wanted` (a minute at most: a hang fails),
+    /// returning the lines so far.
+    fn wait_for(&mut self, wanted: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) if line == wanted => return seen,
+                Ok(line) => seen.push(line),
+                Err(e) => {
+                    let _ = self.child.kill();
+                    panic!("no line {wanted:?} ({e}); stderr so far: {seen:#?}");
+                }
+            }
+        }
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+    }
+
+    /// Waits for the end: (status, the rest of stderr, stdout).
+    fn finish(mut self) -> (ExitStatus, Vec<String>, String) {
+        let status = wait(&mut self.child);
+        let rest = self.lines.iter().collect();
+        (status, rest, self.stdout.join().unwrap())
+    }
+}
+
+/// Like `perf record`, a sweep stopped by Ctrl-C writes the outputs of the
+/// workloads that finished, exactly as a sweep of those alone writes them
+/// (tables.md adds a note naming the interrupted ones), reports the rest as
+/// interrupted, and exits with status 130.
+#[test]
+fn sweep_interrupted_keeps_its_finished_workloads() {
+    let dir = scratch("sweep-keep");
+    let list = three_workloads(&dir);
+    let (out, reference) = (dir.join("out"), dir.join("reference"));
+    let status = nesprof()
+        .args(["sweep", "--only", "cfgdemo", "--jobs", "1", "--workloads"])
+        .arg(&list)
+        .arg("--out")
+        .arg(&reference)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let mut run = Running::start(&["sweep"], &list, &out);
+    run.wait_for("done: cfgdemo");
+    run.signal(libc::SIGINT);
+    let (status, stderr, stdout) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr:#?}");
+    let last = stderr.last().map_or("", String::as_str);
+    assert_eq!(
+        last,
+        format!(
+            "interrupted: wrote the outputs of the 1 finished workload(s) to {}; not finished: \"maze\", \"swarm\"",
+            out.display()
+        )
+    );
+    for name in ["maze", "swarm"] {
+        let line =
+            format!("interrupted: {name} (stopped before its emulation and replays finished)");
+        assert!(stderr.contains(&line), "{stderr:#?}");
+    }
+    assert!(
+        stdout.trim_end().ends_with(" interrupted=2") && stdout.contains("workloads=1 "),
+        "{stdout}"
+    );
+
+    let (got, want) = (files(&out), files(&reference));
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    assert!(got.contains_key("cfg/cfgdemo.h90.ron"));
+    for (name, bytes) in &want {
+        match name.as_str() {
+            "timing.txt" => {
+                let timing = String::from_utf8_lossy(&got[name]);
+                assert!(
+                    timing.contains("maze               interrupted: stopped by a signal"),
+                    "{timing}"
+                );
+            }
+            "tables.md" => {
+                let note =
+                    "**Interrupted**: a signal stopped this sweep before 2 of its workloads \
+                            finished; they are not in these tables: `maze`, `swarm`.\n\n";
+                let tables = String::from_utf8_lossy(&got[name]);
+                assert!(tables.contains(note), "{tables}");
+                assert_eq!(tables.replacen(note, "", 1).as_bytes(), &bytes[..]);
+            }
+            _ => assert!(
+                got[name] == *bytes,
+                "{name} differs from a sweep of cfgdemo alone"
+            ),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A second signal abandons the finished workloads' outputs: the previous
+/// set stays as it was, with no temporary. (Both signals are sent while the
+/// sweep is stopped, SIGINT then SIGTERM, so that they arrive as two.)
+#[test]
+fn sweep_interrupted_twice_keeps_the_previous_outputs() {
+    let dir = scratch("sweep-twice");
+    let list = three_workloads(&dir);
+    let out = dir.join("out");
+    let status = nesprof()
+        .args([
+            "sweep",
+            "--only",
+            "cfgdemo,swarm",
+            "--jobs",
+            "1",
+            "--workloads",
+        ])
+        .arg(&list)
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let previous = files(&out);
+
+    let mut run = Running::start(&["sweep"], &list, &out);
+    run.wait_for("done: cfgdemo");
+    run.signal(libc::SIGSTOP);
+    run.signal(libc::SIGINT);
+    run.signal(libc::SIGTERM);
+    run.signal(libc::SIGCONT);
+    let (status, stderr, _) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr:#?}");
+    assert!(
+        stderr.iter().any(|l| l.starts_with("interrupted again")),
+        "{stderr:#?}"
+    );
+    assert!(files(&out) == previous, "the previous outputs changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A shard stopped by Ctrl-C writes its file with the finished workloads
+/// and the others marked interrupted; `sweep merge` refuses it (exit 2,
+/// one line naming the file and what is missing), writing nothing.
+#[test]
+fn an_interrupted_shard_is_written_incomplete_and_not_merged() {
+    let dir = scratch("sweep-shard");
+    let list = three_workloads(&dir);
+    let shards = dir.join("shards");
+    let mut run = Running::start(&["sweep", "--shard", "1/1"], &list, &shards);
+    run.wait_for("done: cfgdemo");
+    run.signal(libc::SIGINT);
+    let (status, stderr, stdout) = run.finish();
+    assert_eq!(status.code(), Some(130), "{stderr:#?}");
+    assert!(stdout.trim_end().ends_with(" interrupted=2"), "{stdout}");
+    let file = shards.join("shard-1-of-1.ron");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.matches("outcome: Interrupted").count(), 2);
+    assert_eq!(text.matches("outcome: Ran(").count(), 1);
+
+    let merged = dir.join("merged");
+    let o = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(["sweep", "merge"])
+        .arg(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: incomplete shard 1/1: interrupted before workload(s) \"maze\", \"swarm\" finished",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(!merged.join("tables.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A file-size limit stands in for a full disk: writes past it fail with
