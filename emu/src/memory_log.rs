@@ -94,6 +94,14 @@ const CHUNK: usize = 1 << 14;
 /// it did not wait.
 const IN_FLIGHT: usize = 64;
 
+/// The most the log's buffers take, however long the run: those in flight
+/// and the one being filled (a new one is allocated only while fewer than
+/// [`IN_FLIGHT`] are out and none has come back). How many the run
+/// touches depends on how far the worker ever fell behind, which depends
+/// on the load on the machine: a long run's resident memory may be up to
+/// this much above a short one's (the soak test allows for it).
+pub const MAX_LOG_BYTES: usize = (IN_FLIGHT + 1) * CHUNK * std::mem::size_of::<u64>();
+
 /// The engines' side of the memory recorder (see the module doc).
 pub struct MemoryRecorder {
     log: Vec<u64>,

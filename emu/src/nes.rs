@@ -303,7 +303,7 @@ impl Nes {
         let flow = flow_recorder(&mut self.probes.flow, &mut self.parked_flow);
         if let (Some(t), Some(flow)) = (self.translator.as_mut(), flow) {
             let banked = self.probes.code_map.banked();
-            t.flush_on_bank_switch(&self.bus.cart.banks, banked, flow);
+            t.flush_if_due(&self.bus.cart.banks, banked, flow);
         }
         if self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
             // Interrupt entries go through the interpreter's sequence.
@@ -375,7 +375,8 @@ impl Nes {
     pub fn set_flow_recording(&mut self, on: bool) {
         // The translator's pending block counts stay in the blocks until the
         // counts are read (or a block is dropped, or a switched bank puts
-        // other code at a code address: `Translator::flush_on_bank_switch`),
+        // other code at a code address, or too many pushed-out links' counts
+        // wait: `Translator::flush_if_due`),
         // parked or not: runs between bursts add none, and flushing at
         // each burst's end cost as much as the burst's own frame.
         if let Some(flow) = flow_recorder(&mut self.probes.flow, &mut self.parked_flow) {
@@ -771,4 +772,12 @@ fn flow_recorder<'a>(
     parked: &'a mut Option<Box<FlowCounts>>,
 ) -> Option<&'a mut FlowCounts> {
     attached.as_deref_mut().or(parked.as_deref_mut())
+}
+
+#[cfg(test)]
+impl Nes {
+    /// The translator, once a block has run (tests look inside it).
+    pub(crate) fn translator_mut(&mut self) -> Option<&mut Translator> {
+        self.translator.as_deref_mut()
+    }
 }

@@ -51,8 +51,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let writes = args.screenshot.is_some() || args.wav.is_some();
-    if writes {
+    if args.screenshot.is_some() || args.wav.is_some() {
         // Only a run that writes files has anything to stop cleanly; a
         // plain run keeps the default (Ctrl-C ends it at once).
         crate::signals::install();
@@ -70,13 +69,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);
     nes.set_idle_skip(!args.no_idle_skip);
-    let mut audio = Vec::new();
-    if args.wav.is_some() {
-        nes.enable_audio(crate::audio::DEFAULT_SAMPLE_RATE);
-    }
     let frames = args
         .frames
         .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
+    // The audio goes to the WAV's temporary as each frame makes it (the
+    // whole run's in memory grew 690 MB an emulated hour); a signal stops
+    // the run at a frame's end, so that the temporary is removed.
+    let rate = crate::audio::DEFAULT_SAMPLE_RATE;
+    let mut wav = match &args.wav {
+        Some(path) => {
+            crate::audio::wav::check_frames(path, rate, frames)?;
+            nes.enable_audio(rate);
+            Some(crate::audio::wav::WavStream::create(path, rate)?)
+        }
+        None => None,
+    };
+    let mut audio = Vec::new();
     let start = Instant::now();
     let mut instructions: u64 = 0;
     while nes.frame_count() < frames {
@@ -91,17 +99,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let before = nes.retired();
         nes.run_frame();
         instructions += nes.retired() - before;
-        nes.take_audio(&mut audio);
-        if writes {
-            crate::signals::check()?;
+        if let Some(wav) = &mut wav {
+            audio.clear();
+            nes.take_audio(&mut audio);
+            wav.write(&audio)?;
         }
+        crate::signals::check()?;
     }
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.screenshot {
         crate::screenshot::save(&nes, path)?;
     }
-    if let Some(path) = &args.wav {
-        crate::audio::wav::write_wav(path, crate::audio::DEFAULT_SAMPLE_RATE, &audio)?;
+    if let Some(wav) = wav {
+        wav.finish()?;
     }
     if let Some((pc, opcode)) = nes.jammed() {
         eprintln!("warning: CPU jammed by opcode ${opcode:02X} at ${pc:04X}");

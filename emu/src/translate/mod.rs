@@ -104,11 +104,14 @@ pub struct Translator {
     /// Transfers counted on links that were since pushed out (source code
     /// address, its opcode, destination, count), not yet added.
     spilled: Vec<(u32, u8, u32, u64)>,
+    /// How many `spilled` may hold before a flush ([`flow::MAX_SPILLED`];
+    /// fewer in tests, to see that when they are flushed changes nothing).
+    spill_limit: usize,
     /// Transfers of returns and indirect jumps pushed out of links, by
     /// (source, target) pair, not yet added.
     dynamic_transfers: dynamic_transfers::DynamicTransfers,
     /// PRG mapping generation, and PRG RAM bank, at the last check for a
-    /// flush of pending counts (`flow::flush_on_bank_switch`).
+    /// flush of pending counts (`Translator::flush_if_due`).
     flushed_generation: u32,
     flushed_prg_ram: Option<usize>,
     /// Bumped by every invalidation: block ids may be reused after one, so
@@ -135,6 +138,7 @@ impl Translator {
             prg_ram_index: vec![0; bus.cart.prg_ram.len()],
             prg_rom_index: vec![0; bus.cart.prg_rom.len()],
             link_epoch: 1,
+            spill_limit: flow::MAX_SPILLED,
             ram_churn: vec![0; 0x800],
             ram_cover: vec![0; 0x800],
             prg_ram_cover: vec![0; bus.cart.prg_ram.len()],
