@@ -29,6 +29,12 @@ pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
     what: "CFG records (256 MiB: a million instructions at 256 bytes each)",
 };
 
+/// Longest instruction text a record may hold, in characters: nesprof
+/// writes a 6502 instruction's (`emu::disasm::plain`, at most 11: `LDA
+/// ($12),Y`). Bounded because renderers repeat it: in a sampled graph,
+/// whose blocks may overlap, one text can be drawn once per block.
+pub const MAX_DISASM_CHARS: usize = 32;
+
 /// Largest PRG ROM a code address can name: the ROM loader's plain-notation
 /// maximum (0xFFF units of 16 KiB).
 const MAX_PRG_BYTES: usize = 0xFFF * 16 * 1024;
@@ -203,8 +209,17 @@ impl CfgFile {
         for &handler in cfg.interrupts().keys() {
             check_address(handler).map_err(|p| format!("interrupt handler {handler:#x}: {p}"))?;
         }
-        for &a in self.disasm.keys() {
+        for (&a, text) in &self.disasm {
             check_address(a).map_err(|p| format!("disassembly entry {a:#x}: {p}"))?;
+            if text.chars().count() > MAX_DISASM_CHARS
+                || text.chars().any(emu::input_file::needs_escape)
+            {
+                return Err(format!(
+                    "disassembly of {} is not an instruction's text: {:?} (at most {MAX_DISASM_CHARS} printable characters)",
+                    code_addr::label(a),
+                    shorten(text)
+                ));
+            }
         }
         Ok(())
     }
@@ -212,8 +227,8 @@ impl CfgFile {
 
 /// Whether `a` is a code address some ROM could have: a CPU address, or
 /// banked PRG ROM (CPU part in $8000-$FFFF) at an offset inside the largest
-/// PRG ROM.
-fn check_address(a: u32) -> Result<(), String> {
+/// PRG ROM. (Sample streams hold the same addresses.)
+pub fn check_address(a: u32) -> Result<(), String> {
     if a < 0x10000 {
         return Ok(());
     }
@@ -297,6 +312,16 @@ mod tests {
         f.cfg.block_mut(0x8000).unwrap().instrs = vec![0x8000, 0x8004];
         let e = problem(&f);
         assert!(e.contains("instruction $8004 lies outside"), "{e}");
+
+        // Disassembly that is no instruction's: too long, or a control
+        // character (it is drawn in DOT and printed by `cfg dot`).
+        for text in ["x".repeat(MAX_DISASM_CHARS + 1), "LDA \u{1b}[2J".into()] {
+            let mut f = sample();
+            f.disasm.insert(0x8000, text);
+            let e = problem(&f);
+            assert!(e.contains("disassembly of $8000 is not"), "{e}");
+            assert!(e.len() < 200, "{e}");
+        }
 
         let mut f = sample();
         f.cfg.insert_block(gfc::Block::new(0x1_8000, 2));
