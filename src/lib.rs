@@ -10,7 +10,8 @@
 //! movie), `error` (exit codes), `emit` (the last line), `options` (shared
 //! option types), `progress` (the progress bar), `screenshot`, `atomic`
 //! (whole-file outputs written by temporary file and rename), `symbol_files`
-//! (`--symbols`: label files given or found beside the ROM). `input_fuzz`
+//! (`--symbols`: label files given or found beside the ROM), `notice`
+//! (warnings held until a command succeeds, every line printable). `input_fuzz`
 //! fuzzes every input parser (issue 23); `fuzz` fuzzes the two engines.
 
 pub mod atomic;
@@ -21,6 +22,7 @@ pub mod error;
 pub mod fuzz;
 pub mod input_fuzz;
 pub mod lockstep;
+pub mod notice;
 pub mod open;
 pub mod options;
 pub mod output_set;

@@ -145,7 +145,7 @@ fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
     if let Some(rom) = &args.rom {
         let bytes = read_rom(rom)?;
         match checksum_warning(&movie, &args.movie, rom, &bytes) {
-            Some(w) => eprintln!("{w}"),
+            Some(w) => crate::notice::later(&w),
             None => emit(&format!("checksum: matches {}", rom.display())),
         }
     }
