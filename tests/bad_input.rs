@@ -279,6 +279,14 @@ seg\tid=0,name=\"CODE\",start=0x008000,size=0x4000,addrsize=absolute,type=ro,ona
     let huge = std::fs::File::create(dir.join("huge.nl")).unwrap();
     huge.set_len(250 << 20).unwrap();
     std::fs::write(dir.join("ok.mlb"), "P:0000:reset\n").unwrap();
+    // The profile's truth claiming no frames: its counts are more than
+    // one frame can run.
+    let truth = std::fs::read_to_string(p.join("truth.ron")).unwrap();
+    std::fs::write(
+        dir.join("no-frames.ron"),
+        truth.replacen("frames: 30,", "frames: 0,", 1),
+    )
+    .unwrap();
 
     // Streams: the profile's, altered. Written with the plain writer,
     // which checks nothing.
@@ -438,6 +446,7 @@ fn issue_42_bad_inputs_exit_2_with_one_line() {
         // Class 8: wrong inputs accepted as right.
         ("truth that is a sampled CFG", s(&["cfg", "build", &samples, "--truth", &hot])),
         ("truth that is an edge profile", s(&["cfg", "build", &samples, "--truth", &profile])),
+        ("record counting more than its frames run", s(&["cfg", "dot", &d("no-frames.ron")])),
         ("trailer counts more batches", s(&["cfg", "build", &d("more-batches.bin"), "--truth", &truth])),
         ("trailer counts more samples", s(&["cfg", "build", &d("more-sampled.bin"), "--truth", &truth])),
         ("sampled above executed", s(&["cfg", "build", &d("sampled-gt-executed.bin"), "--truth", &truth])),

@@ -198,11 +198,9 @@ pub const MAX_HEADER_BYTES: u32 = 16 << 10;
 /// Longest trailer read, in bytes: six numbers in RON, some 150 bytes.
 pub const MAX_TRAILER_BYTES: u32 = 4 << 10;
 
-/// Most instructions a frame can hold: an NTSC frame is 29 780.5 CPU
-/// cycles (341 × 262 PPU dots / 3; an odd frame one dot less) and an
-/// instruction takes at least 2, so 14 891 with a cycle to spare. A
-/// trailer claiming more instructions than its frames can run is wrong.
-pub const MAX_INSTRUCTIONS_PER_FRAME: u64 = 14_891;
+/// Most instructions a frame can hold (see there): a trailer claiming
+/// more executed instructions than its frames can run is wrong.
+pub use crate::cfg_file::MAX_INSTRUCTIONS_PER_FRAME;
 
 /// Largest batch the format holds: its sample count is a `u16` and
 /// 0xFFFF is the end marker.
