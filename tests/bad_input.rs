@@ -598,6 +598,21 @@ sym\tid=1,name=\"@{long}\",parent=0,addrsize=absolute,val=0x80FC,seg=0,type=lab\
     ]);
     let size = std::fs::metadata(&dot).unwrap().len();
     assert!(size < 256 << 10, "five.dot of {size} bytes");
+    // A stream and a truth of different runs: replayed, with a warning.
+    let other_run = dir.join("other-run.ron");
+    let truth = std::fs::read_to_string(p.join("truth.ron")).unwrap();
+    std::fs::write(&other_run, truth.replacen("frames: 30,", "frames: 31,", 1)).unwrap();
+    let stderr = nesprof(&[
+        os("cfg").as_os_str(),
+        os("build").as_os_str(),
+        p.join("samples.bin").as_os_str(),
+        os("--truth").as_os_str(),
+        other_run.as_os_str(),
+    ]);
+    assert!(
+        stderr.contains("ran 30 frames") && stderr.contains("not the same run"),
+        "{stderr}"
+    );
     // A movie naming its ROM with an escape sequence, replayed anyway.
     let movie = std::fs::read_to_string(repo().join("movies/maze.fm2"))
         .unwrap()

@@ -277,7 +277,18 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let builder = profiler::session::replay_each(stream.by_ref(), args.builder, args.config)
         .map_err(bad_stream)?;
     let trailer = match stream.trailer() {
-        Some(t) => t.clone(),
+        Some(t) => {
+            if t.frames != truth.frames {
+                notice::later(&format!(
+                    "warning: {} ran {} frames but {} records {}: not the same run, so the metrics compare two runs",
+                    args.samples.display(),
+                    t.frames,
+                    args.truth.display(),
+                    truth.frames
+                ));
+            }
+            t.clone()
+        }
         None => {
             notice::later(&format!(
                 "warning: {} has no trailer (the run was cut short): totals unknown, sampled_pct is 0",
