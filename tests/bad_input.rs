@@ -613,6 +613,19 @@ sym\tid=1,name=\"@{long}\",parent=0,addrsize=absolute,val=0x80FC,seg=0,type=lab\
         stderr.contains("ran 30 frames") && stderr.contains("not the same run"),
         "{stderr}"
     );
+    // Records of two kinds compared: the listing says which is which.
+    let o = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(["cfg", "diff"])
+        .arg(p.join("truth.ron"))
+        .arg(p.join("hot_cfg.ron"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("truth.ron (truth)") && stdout.contains("hot_cfg.ron (sampled)"),
+        "{stdout}"
+    );
     // A movie naming its ROM with an escape sequence, replayed anyway.
     let movie = std::fs::read_to_string(repo().join("movies/maze.fm2"))
         .unwrap()
