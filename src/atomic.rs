@@ -24,13 +24,16 @@ use crate::error::BadInput;
 /// Temporaries not yet renamed or removed.
 static LIVE: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
-/// Removes every live temporary (on a forced exit).
+/// Removes every live temporary, on the way to a forced exit: the registry
+/// stays locked afterwards, so no other thread can create a temporary
+/// between this and the exit (creating one takes the lock, see
+/// [`Staged::create`]).
 pub fn remove_all_temporaries() {
-    if let Some(live) = LIVE.lock().take() {
-        for path in live {
-            let _ = std::fs::remove_file(path);
-        }
+    let mut live = LIVE.lock();
+    for path in live.take().into_iter().flatten() {
+        let _ = std::fs::remove_file(path);
     }
+    std::mem::forget(live);
 }
 
 /// The file a write to `path` replaces: `path` itself, or the target of the
@@ -77,7 +80,73 @@ pub fn check(path: &Path) -> anyhow::Result<()> {
         );
         return Err(say(path, e));
     }
+    // Our temporaries of this file from runs that were killed.
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(dest.file_name().unwrap_or_default());
+        prefix.push(".");
+        let prefix = prefix.to_string_lossy().into_owned();
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                remove_if_stale(&entry.path());
+            }
+        }
+    }
+    // Creating the temporary now finds a directory that cannot be written
+    // (read-only, a name too long) before the run, not after it.
+    let tmp = temporary(&dest);
+    create_new(&tmp).map_err(|e| say(path, e))?;
+    let _ = std::fs::remove_file(&tmp);
     Ok(())
+}
+
+/// Creates the temporary `tmp` afresh: whatever has its name (a leftover
+/// of a process that had our id, or a symlink planted there) is removed,
+/// not opened, so a write never follows a link it did not choose.
+fn create_new(tmp: &Path) -> std::io::Result<File> {
+    match std::fs::remove_file(tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)
+}
+
+/// Removes `path` if it is a temporary of ours (`.NAME.PID.tmp`) whose
+/// process is gone: a run killed by SIGKILL or a power cut leaves it, and
+/// nothing else ever would.
+pub fn remove_if_stale(path: &Path) {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return;
+    };
+    let Some((_, pid)) = rest.rsplit_once('.') else {
+        return;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return;
+    };
+    if pid != std::process::id() && !process_alive(pid) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Whether a process `pid` exists (signal 0 delivers nothing; EPERM means
+/// it exists but is another user's).
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// The temporary name for `dest`: `.NAME.PID.tmp` beside it (hidden, and
@@ -103,18 +172,45 @@ pub struct Staged {
 impl Staged {
     /// Starts writing the file that will replace `path`.
     pub fn create(path: &Path) -> std::io::Result<Staged> {
-        let dest = destination(path)?;
+        Staged::begin(destination(path)?)
+    }
+
+    fn begin(dest: PathBuf) -> std::io::Result<Staged> {
         let tmp = temporary(&dest);
-        let file = File::create(&tmp)?;
-        LIVE.lock()
-            .get_or_insert_with(HashSet::new)
-            .insert(tmp.clone());
+        // Created and registered under the lock: a forced exit in between
+        // would otherwise leave it behind.
+        let mut live = LIVE.lock();
+        let file = create_new(&tmp)?;
+        live.get_or_insert_with(HashSet::new).insert(tmp.clone());
+        drop(live);
         Ok(Staged {
             file: Some(std::io::BufWriter::new(file)),
             tmp,
             dest,
             committed: false,
         })
+    }
+
+    /// Starts writing the file that will replace `path` itself: a symlink
+    /// there is replaced by the new file, not written through (for the
+    /// files of an output set, which must stay inside their directory).
+    pub fn create_in_place(path: &Path) -> std::io::Result<Staged> {
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            let kind = m.file_type();
+            if kind.is_dir() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a directory: refusing to replace it with a regular file",
+                ));
+            }
+            if !kind.is_file() && !kind.is_symlink() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a regular file (a FIFO, device or socket): refusing to replace it",
+                ));
+            }
+        }
+        Staged::begin(path.to_path_buf())
     }
 
     /// The final name (a symlink's target when the path given was one).
@@ -198,10 +294,13 @@ pub fn write_or_say(path: &Path, bytes: impl AsRef<[u8]>) -> anyhow::Result<()> 
 /// disk, an I/O error).
 pub fn say(path: &Path, e: std::io::Error) -> anyhow::Error {
     use std::io::ErrorKind::*;
-    let text = format!("cannot write {}: {e}", path.display());
+    let text = format!(
+        "cannot write {}: {e}",
+        crate::error::printable(&path.display().to_string())
+    );
     match e.kind() {
         InvalidInput | NotFound | PermissionDenied | NotADirectory | IsADirectory
-        | ReadOnlyFilesystem => BadInput(text).into(),
+        | ReadOnlyFilesystem | InvalidFilename => BadInput(text).into(),
         _ => anyhow::anyhow!(text),
     }
 }

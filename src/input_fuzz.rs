@@ -26,16 +26,17 @@
 //! forever is reported as a hang instead of stalling the campaign (the stuck
 //! worker is abandoned). Besides panics and hangs, the oracle checks the
 //! error contract — a rejected input gets a one-line message of bounded
-//! length — and what an accepted input may cost or claim (issue 42):
+//! length — and what an accepted input may cost or claim:
 //! - FM2: a parsed movie writes back to the same movie;
-//! - CFG records: the DOT of an accepted record is bounded by its
-//!   instructions and edges (a long instruction text repeated per block
-//!   would not be);
-//! - sample streams: an accepted stream is self-consistent (every batch of
-//!   the header's N instructions, the trailer's counts the body's, sampled
-//!   no more than executed), the batch-at-a-time reader gives what the
-//!   whole-file parser gives, and both builders replay it;
-//! - symbols: every name is at most `MAX_LABEL_CHARS` printable
+//! - workloads lists: the names give safe, distinct output files;
+//! - CFG records (issue 42): the DOT of an accepted record is bounded by
+//!   its instructions and edges (a long instruction text repeated per
+//!   block would not be);
+//! - sample streams (issue 42): an accepted stream is self-consistent
+//!   (every batch of the header's N instructions, the trailer's counts the
+//!   body's, sampled no more than executed), the batch-at-a-time reader
+//!   gives what the whole-file parser gives, and both builders replay it;
+//! - symbols (issue 42): every name is at most `MAX_LABEL_CHARS` printable
 //!   characters, and the views that repeat names (a DOT of a fixed graph,
 //!   the hot-block table) stay within a bound that does not grow with the
 //!   input. The time budget bounds the work.
@@ -144,14 +145,18 @@ impl Target {
                 }
                 Err(e) => Some(e.to_string()),
             },
-            Target::Workloads => crate::sweep::workloads::parse(
+            Target::Workloads => match crate::sweep::workloads::parse(
                 &text(),
                 Path::new("fuzz.ron"),
                 Path::new("/base"),
                 Path::new("/roms"),
-            )
-            .err()
-            .map(|e| e.to_string()),
+            ) {
+                Ok(list) => {
+                    workload_files_are_safe(&list)?;
+                    None
+                }
+                Err(e) => Some(e.to_string()),
+            },
             Target::Stream => match profiler::stream::parse(input, Path::new("fuzz.bin")) {
                 Ok(stream) => {
                     stream_consistent(&stream, input)?;
@@ -189,6 +194,45 @@ impl Target {
             _ => Ok(()),
         }
     }
+}
+
+/// The Workloads target's oracle for an accepted list: the files the sweep
+/// writes for its workloads (`cfg/<name>.<suffix>.ron`, see
+/// `sweep::workloads::record_file`) are each one plain file in `cfg/`
+/// (no separator, not hidden, no control character, short enough for its
+/// temporary `.NAME.PID.tmp` to fit in 255 bytes) and no two are one file,
+/// even on a case-insensitive file system. Checked here from the paths
+/// themselves, not with the parser's own name check.
+fn workload_files_are_safe(list: &[crate::sweep::Workload]) -> Result<(), String> {
+    let mut seen = std::collections::HashMap::new();
+    for w in list {
+        for suffix in crate::sweep::workloads::RECORD_SUFFIXES {
+            let path = crate::sweep::workloads::record_file(&w.name, suffix);
+            let file = path.strip_prefix("cfg/").unwrap_or("");
+            let temporary = format!(".{file}.{}.tmp", u32::MAX);
+            let unsafe_file = file.is_empty()
+                || file.contains(['/', '\\'])
+                || file.starts_with('.')
+                || file.chars().any(char::is_control)
+                || temporary.len() > 255;
+            if unsafe_file {
+                return Err(format!(
+                    "accepted workload name {:?} gives the unsafe output path {:?}",
+                    emu::input_file::shorten(&w.name),
+                    emu::input_file::shorten(&path)
+                ));
+            }
+            if let Some(other) = seen.insert(path.to_lowercase(), w.name.clone()) {
+                return Err(format!(
+                    "accepted workload names {:?} and {:?} share the output file {:?}",
+                    emu::input_file::shorten(&other),
+                    emu::input_file::shorten(&w.name),
+                    emu::input_file::shorten(&path)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Instructions per block of [`fixed_graph`].
@@ -259,7 +303,8 @@ fn symbols_bounded(symbols: &profiler::symbols::Symbols) -> Result<(), String> {
         ));
     }
     let name = |code: u32| symbols.describe(code);
-    let rows = profiler::hot_blocks::block_rows(&cfg, &cfg, &[], &name);
+    let tally = profiler::sink::SampleTally::default();
+    let rows = profiler::hot_blocks::block_rows(&cfg, &cfg, &tally, &name);
     let table = profiler::hot_blocks::text(&rows, "block", rows.len());
     if let Some(line) = table
         .lines()
@@ -760,6 +805,37 @@ mod tests {
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
+    }
+
+    /// The Workloads oracle finds what the parser must never accept.
+    #[test]
+    fn unsafe_or_shared_workload_files_are_findings() {
+        let list = |names: &[&str]| -> Vec<crate::sweep::Workload> {
+            names
+                .iter()
+                .map(|n| crate::sweep::Workload {
+                    name: n.to_string(),
+                    rom: "x.nes".into(),
+                    movie: None,
+                    minutes: None,
+                    ignore_rom_mismatch: false,
+                })
+                .collect()
+        };
+        for bad in [
+            &["../../x"][..],
+            &["/abs/x"],
+            &[".hidden"],
+            &["a\u{1b}b"],
+            &[&"x".repeat(230)],
+            &["Maze", "maze"],
+        ] {
+            assert!(workload_files_are_safe(&list(bad)).is_err(), "{bad:?}");
+        }
+        assert!(
+            workload_files_are_safe(&list(&["maze", "a..b", "Pac | Man", &"x".repeat(200)]))
+                .is_ok()
+        );
     }
 
     #[test]

@@ -10,8 +10,10 @@
 //! movie), `error` (exit codes), `emit` (the last line), `options` (shared
 //! option types), `progress` (the progress bar), `screenshot`, `atomic`
 //! (whole-file outputs written by temporary file and rename), `symbol_files`
-//! (`--symbols`: label files given or found beside the ROM), `notice`
-//! (warnings held until a command succeeds, every line printable). `input_fuzz`
+//! (`--symbols`: label files given or found beside the ROM), `write_policy`
+//! (what a run may write: checked before it starts), `output_set` (a
+//! directory of outputs committed as one set), `notice` (warnings held
+//! until a command succeeds, every line printable). `input_fuzz`
 //! fuzzes every input parser (issue 23); `fuzz` fuzzes the two engines.
 
 pub mod atomic;
@@ -33,3 +35,4 @@ pub mod signals;
 pub mod sweep;
 pub mod symbol_files;
 pub mod testrom;
+pub mod write_policy;

@@ -4,7 +4,7 @@ use clap::Parser;
 use nesprof::cli::{self, Cli};
 use nesprof::error::{BadInput, EXIT_BAD_INPUT};
 use nesprof::notice;
-use nesprof::signals::{Interrupted, EXIT_INTERRUPTED};
+use nesprof::signals::{Interrupted, Partial, EXIT_INTERRUPTED};
 
 /// A usage error in one line (the error and any tip, without the usage
 /// block; an argument's control characters escaped), exit 2; help and
@@ -49,6 +49,11 @@ fn main() -> ExitCode {
         Ok(code) => {
             notice::flush();
             code
+        }
+        Err(e) if e.downcast_ref::<Partial>().is_some() => {
+            notice::discard();
+            eprintln!("{}", notice::line(&format!("{e:#}")));
+            ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
             notice::discard();

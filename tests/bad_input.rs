@@ -645,3 +645,192 @@ sym\tid=1,name=\"@{long}\",parent=0,addrsize=absolute,val=0x80FC,seg=0,type=lab\
     assert!(stderr.contains("ma\\x1b[2Jze\\x07"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------
+// Issue 42, the sweep's part: workload names that are not file names, and
+// absurd numbers in a hand-edited shard file. Refused before any work:
+// exit 2, one line, and no file written anywhere, inside `--out` or out.
+// ---------------------------------------------------------------------
+
+/// Every file and directory under `dir` (relative), but `skip`'s contents.
+fn tree(dir: &Path, skip: &Path) -> std::collections::BTreeSet<PathBuf> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            out.insert(path.strip_prefix(dir).unwrap().to_path_buf());
+            if path.is_dir() && path != skip {
+                todo.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// `text` with the first `field: VALUE,` line's value replaced.
+fn set_first(text: &str, field: &str, value: &str) -> String {
+    let key = format!(" {field}: ");
+    let at = text
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {field} in the shard"))
+        + key.len();
+    let end = at + text[at..].find(",\n").expect("a RON field line");
+    format!("{}{value}{}", &text[..at], &text[end..])
+}
+
+#[test]
+fn sweep_names_and_shard_values_are_refused_before_any_work() {
+    let root = std::env::temp_dir().join(format!("nesprof-bad-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    // Deep enough that `../../../x` from out/cfg stays inside `root`,
+    // where a file written by mistake would be seen.
+    let work = root.join("a/b/c");
+    std::fs::create_dir_all(&work).unwrap();
+    // `--out` exists (the run may create it): only what is in it may change.
+    let out = work.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let rom = |name: &str| {
+        repo()
+            .join(format!("roms-test/{name}.nes"))
+            .display()
+            .to_string()
+    };
+    let entry = |name: &str, rom: &str| format!("(name: {name:?}, rom: {rom:?}, minutes: 0.02)");
+    let list = |entries: &[String]| format!("(workloads: [{}])", entries.join(", "));
+
+    // A real shard of a short two-workload sweep: the template of the
+    // hand-edited ones.
+    let two = root.join("two.ron");
+    std::fs::write(
+        &two,
+        list(&[
+            entry("maze", &rom("maze")),
+            entry("cfgdemo", &rom("cfgdemo")),
+        ]),
+    )
+    .unwrap();
+    let base = root.join("base");
+    let made = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(["sweep", "--shard", "1/1", "--jobs", "1", "--workloads"])
+        .arg(&two)
+        .arg("--out")
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let shard = std::fs::read_to_string(base.join("shard-1-of-1.ron")).unwrap();
+
+    let absolute = root.join("abs/x").display().to_string();
+    let long = "y".repeat(250);
+    let names = [
+        "../../../x",
+        absolute.as_str(),
+        long.as_str(),
+        "a\u{1b}[2Jb",
+        "tab\there",
+        "..",
+        ".hidden",
+        "a\\b",
+    ];
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add_ron = |label: String, text: String| {
+        let file = root.join(format!("list-{}.ron", cases.len()));
+        std::fs::write(&file, text).unwrap();
+        let args = vec![
+            "sweep".into(),
+            "--workloads".into(),
+            file.display().to_string(),
+        ];
+        cases.push((label, args));
+    };
+    for name in names {
+        add_ron(
+            format!("workloads name {name:?}"),
+            list(&[entry(name, &rom("maze"))]),
+        );
+    }
+    add_ron(
+        "workloads names Maze and maze".into(),
+        list(&[entry("Maze", &rom("maze")), entry("maze", &rom("maze"))]),
+    );
+    let mut shards: Vec<(String, String)> = names
+        .iter()
+        .map(|name| {
+            (
+                format!("shard name {name:?}"),
+                shard.replace("name: \"maze\"", &format!("name: {name:?}")),
+            )
+        })
+        .collect();
+    shards.push((
+        "shard names MAZE and maze".into(),
+        shard.replace("name: \"cfgdemo\"", "name: \"MAZE\""),
+    ));
+    for (field, value) in [
+        ("similarity", "inf"),
+        ("similarity", "NaN"),
+        ("similarity", "1e308"),
+        ("similarity", "-0.5"),
+        ("similarity", "1e50"),
+        ("precision", "-inf"),
+        ("overlap", "NaN"),
+        ("sampled_pct", "1e50"),
+        ("top_edge_pct", "-1.0"),
+        ("sampled_instructions", "-5"),
+        ("sampled_instructions", "18446744073709551615"),
+        ("edges_h90", "1000000"),
+        ("bins", "1000000000000"),
+        ("secs", "18446744073709551615"),
+        ("interval_ms", "inf"),
+        ("minutes", "Some(NaN)"),
+        ("threads", "0"),
+    ] {
+        shards.push((
+            format!("shard {field}: {value}"),
+            set_first(&shard, field, value),
+        ));
+    }
+    for (i, (label, text)) in shards.into_iter().enumerate() {
+        let dir = root.join(format!("shard-{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("shard-1-of-1.ron"), text).unwrap();
+        let args = vec!["sweep".into(), "merge".into(), dir.display().to_string()];
+        cases.push((label, args));
+    }
+
+    let before = tree(&root, &out);
+    let mut failures = Vec::new();
+    for (label, mut args) in cases {
+        args.extend(["--out".into(), out.display().to_string()]);
+        match run(&args) {
+            Err(hang) => failures.push(format!("{label}: {hang}")),
+            Ok((code, stderr)) => {
+                let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+                let short = lines.first().is_some_and(|l| l.len() <= 400);
+                if code != Some(2) || lines.len() != 1 || !short || stderr.contains("panicked") {
+                    failures.push(format!("{label}: exit {code:?}, stderr {stderr:?}"));
+                }
+            }
+        }
+        let after = tree(&root, &out);
+        if after != before {
+            let new: Vec<_> = after.difference(&before).collect();
+            failures.push(format!("{label}: wrote outside --out: {new:?}"));
+        }
+        if out.join("cfg").exists() || out.join("tables.md").exists() {
+            failures.push(format!("{label}: wrote outputs although refused"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(
+        failures.is_empty(),
+        "{} bad sweep inputs not refused cleanly:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -18,7 +18,9 @@ fn temp(name: &str) -> PathBuf {
 /// Profiles `rom` with `movie` for `frames` on `engine`, returning the
 /// `.cdl` bytes.
 fn profile_cdl(rom: &Path, movie: &Path, frames: u32, engine: &str) -> Vec<u8> {
-    let stem = rom.file_stem().unwrap().to_string_lossy().into_owned();
+    // Per run: the tests run at once, and two runs into one directory are
+    // refused (its lock).
+    let stem = format!("{}-{frames}", rom.file_stem().unwrap().to_string_lossy());
     let cdl = temp(&format!("{stem}-{engine}.cdl"));
     let out_dir = temp(&format!("{stem}-{engine}-out"));
     let out = Command::new(env!("CARGO_BIN_EXE_nesprof"))

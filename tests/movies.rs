@@ -40,7 +40,7 @@ fn workloads() -> Vec<(PathBuf, PathBuf)> {
         }
     }
     roms.sort();
-    assert_eq!(roms.len(), 16, "8 roms-test programs + 8 games: {roms:?}");
+    assert_eq!(roms.len(), 17, "8 roms-test programs + 9 games: {roms:?}");
     roms.into_iter()
         .map(|rom| {
             let stem = rom.file_stem().unwrap().to_string_lossy().into_owned();
@@ -132,7 +132,7 @@ fn every_movie_replays_identically_three_times() {
             failures.push(format!("{name}: stopped at frame {frames}"));
         }
     }
-    assert_eq!(results.len(), 3 * 16);
+    assert_eq!(results.len(), 3 * 17);
     assert!(
         failures.is_empty(),
         "not deterministic:\n{}",

@@ -26,7 +26,10 @@
 //! attached: the memory-dependence recorder (`memory_log.rs` and
 //! `memory_profile.rs`) and the
 //! code/data access log (`access_log.rs`, for FCEUX `.cdl` files); the
-//! recorders' integer-keyed maps share one hasher (`int_hash.rs`).
+//! recorders' integer-keyed maps share one hasher (`int_hash.rs`). For the
+//! frame-time profile the engines also note each routine-level control
+//! transfer with its cycle, and the cycles of wait loops
+//! (`frame_events.rs`, `wait_loop.rs`: the one rule for what is idle).
 
 pub mod access_log;
 pub mod apu;
@@ -42,6 +45,7 @@ pub mod disasm;
 pub mod dma;
 pub mod error;
 pub mod flow_counts;
+pub mod frame_events;
 pub mod hash;
 pub mod input_file;
 pub mod int_hash;
@@ -56,6 +60,7 @@ pub mod rom;
 pub mod sampling;
 pub mod trace;
 pub mod translate;
+pub mod wait_loop;
 
 pub use cartridge::Cartridge;
 pub use cpu::{CpuState, StepKind};

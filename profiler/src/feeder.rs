@@ -10,6 +10,13 @@
 //! [`POLL_INTERVAL`]). A dropped batch still reaches the stream: it is sent
 //! again, for the stream only, ahead of the next offer.
 //!
+//! The stream, when kept, goes to a [`BatchSink`] as the feeder converts
+//! it (the sample-stream file `profile` writes during the run), or into
+//! memory for callers that replay it (the sweep); every batch is also
+//! tallied per address ([`SampleTally`]). Batches the queue could not take
+//! wait on the emulation side only up to [`UNSENT_LIMIT`]: beyond that the
+//! emulation waits for the feeder rather than let them grow with the run.
+//!
 //! Batch buffers go round in a circle: the feeder hands each one back
 //! once processed ([`Feeder::take_from`] refills it), so the emulation
 //! thread allocates nothing per frame.
@@ -29,6 +36,13 @@ use gfc::{Cfg, GfcParams, HotCfgBuilder, Sample};
 use parking_lot::RwLock;
 
 use crate::convert;
+use crate::sink::{BatchSink, SampleTally};
+
+/// Most batches kept on the emulation side for the stream while the queue
+/// is full (about 30 MB at N = 25): past this the offer waits for room.
+/// The feeder only falls this far behind when its disk or core stalls for
+/// seconds; waiting then keeps the stream whole and the memory bounded.
+const UNSENT_LIMIT: usize = 1 << 16;
 
 /// How long the feeder sleeps when its queue is empty. It polls instead of
 /// blocking in `recv` so that no receiver is ever parked on the channel:
@@ -75,8 +89,14 @@ pub struct Fed {
     /// The builder, with every batch it was given.
     pub builder: Box<dyn HotCfgBuilder>,
     /// Every batch offered, in order, converted to samples (empty unless the
-    /// feeder was asked to keep the stream).
+    /// feeder was asked to keep the stream in memory).
     pub stream: Vec<Vec<Sample>>,
+    /// The sink the stream went to, if one was given.
+    pub sink: Option<Box<dyn BatchSink>>,
+    /// The sink's first error (a full disk): it took no batch after it.
+    pub sink_error: Option<std::io::Error>,
+    /// Every batch offered, tallied per address.
+    pub tally: SampleTally,
 }
 
 /// The emulation thread's end.
@@ -108,6 +128,22 @@ impl Feeder {
         publish_every: u64,
         keep_stream: bool,
     ) -> Feeder {
+        let stream = if keep_stream {
+            Stream::Memory
+        } else {
+            Stream::Nowhere
+        };
+        Feeder::spawn_streaming(builder, capacity, publish_every, stream)
+    }
+
+    /// [`Feeder::spawn`], with the stream going to `stream`.
+    pub fn spawn_streaming(
+        builder: Box<dyn HotCfgBuilder>,
+        capacity: usize,
+        publish_every: u64,
+        stream: Stream,
+    ) -> Feeder {
+        let keep_stream = !matches!(stream, Stream::Nowhere);
         let (tx, rx) = bounded::<Message>(capacity.max(1));
         let (give_back, returned) = bounded::<Batches>(RETURNED_BUFFERS);
         let snapshot = Arc::new(RwLock::new(Snapshot {
@@ -124,7 +160,7 @@ impl Feeder {
                     give_back,
                     published,
                     publish_every.max(1),
-                    keep_stream,
+                    stream,
                 )
             })
             .expect("spawn the feeder thread");
@@ -190,7 +226,10 @@ impl Feeder {
         self.last_offer = Instant::now();
         // Batches dropped earlier go first, so the stream stays in order.
         if let Some(unsent) = self.unsent.take() {
-            if let Err(TrySendError::Full(Message::StreamOnly(unsent))) =
+            if unsent.len() >= UNSENT_LIMIT {
+                // Far behind: wait for room rather than grow (see UNSENT_LIMIT).
+                let _ = tx.send(Message::StreamOnly(unsent));
+            } else if let Err(TrySendError::Full(Message::StreamOnly(unsent))) =
                 tx.try_send(Message::StreamOnly(unsent))
             {
                 let mut unsent = unsent;
@@ -269,15 +308,55 @@ fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>) {
     *target.write() = snapshot;
 }
 
+/// Where the feeder puts the stream (every batch, in order, converted).
+pub enum Stream {
+    /// Nowhere: only the builder and the tally see the batches.
+    Nowhere,
+    /// Into memory, returned in [`Fed::stream`] (for replaying it).
+    Memory,
+    /// Into a sink as it comes, returned in [`Fed::sink`].
+    Sink(Box<dyn BatchSink>),
+}
+
+/// The feeder's end of the stream.
+struct Keeper {
+    stream: Stream,
+    kept: Vec<Vec<Sample>>,
+    error: Option<std::io::Error>,
+    tally: SampleTally,
+}
+
+impl Keeper {
+    fn keep(&mut self, samples: Vec<Sample>) {
+        self.tally.add(&samples);
+        match &mut self.stream {
+            Stream::Nowhere => {}
+            Stream::Memory => self.kept.push(samples),
+            Stream::Sink(sink) => {
+                if self.error.is_none() {
+                    if let Err(e) = sink.batch(&samples) {
+                        self.error = Some(e);
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn run(
     mut builder: Box<dyn HotCfgBuilder>,
     rx: Receiver<Message>,
     give_back: Sender<Batches>,
     published: Arc<RwLock<Snapshot>>,
     every: u64,
-    keep_stream: bool,
+    stream: Stream,
 ) -> Fed {
-    let mut stream = Vec::new();
+    let mut keeper = Keeper {
+        stream,
+        kept: Vec::new(),
+        error: None,
+        tally: SampleTally::default(),
+    };
     let mut since_publish = 0;
     loop {
         let message = match rx.try_recv() {
@@ -293,9 +372,7 @@ fn run(
                 for batch in batches.iter() {
                     let samples = convert::batch(batch);
                     builder.process_batch(&samples);
-                    if keep_stream {
-                        stream.push(samples);
-                    }
+                    keeper.keep(samples);
                 }
                 since_publish += batches.len() as u64;
                 if since_publish >= every && rx.is_empty() {
@@ -306,7 +383,9 @@ fn run(
                 let _ = give_back.try_send(batches);
             }
             Message::StreamOnly(batches) => {
-                stream.extend(batches.iter().map(convert::batch));
+                for batch in batches.iter() {
+                    keeper.keep(convert::batch(batch));
+                }
             }
             Message::Reset(fresh) => {
                 builder = fresh;
@@ -315,5 +394,15 @@ fn run(
         }
     }
     publish(builder.as_ref(), &published);
-    Fed { builder, stream }
+    let sink = match keeper.stream {
+        Stream::Sink(sink) => Some(sink),
+        _ => None,
+    };
+    Fed {
+        builder,
+        stream: keeper.kept,
+        sink,
+        sink_error: keeper.error,
+        tally: keeper.tally,
+    }
 }

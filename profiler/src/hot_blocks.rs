@@ -8,7 +8,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use gfc::{Cfg, Sample};
+use gfc::Cfg;
+
+use crate::sink::SampleTally;
 
 /// One row: a block, or a group of blocks (a function).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +36,7 @@ pub struct Row {
 pub fn block_rows(
     truth: &Cfg,
     hot: &Cfg,
-    batches: &[Vec<Sample>],
+    tally: &SampleTally,
     name: &dyn Fn(u32) -> String,
 ) -> Vec<Row> {
     let total: u64 = truth
@@ -49,14 +51,10 @@ pub fn block_rows(
         }
     }
     let mut sampled: HashMap<u32, u64> = HashMap::new();
-    let mut samples = 0u64;
-    for s in batches.iter().flatten() {
-        if s.len == 0 {
-            continue; // an interrupt entry, not an instruction
-        }
-        samples += 1;
-        if let Some(&entry) = owner.get(&s.pc) {
-            *sampled.entry(entry).or_insert(0) += 1;
+    let samples = tally.instructions();
+    for (pc, n) in tally.iter() {
+        if let Some(&entry) = owner.get(&pc) {
+            *sampled.entry(entry).or_insert(0) += n;
         }
     }
     let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
@@ -157,6 +155,7 @@ mod tests {
     use super::*;
     use gfc::cfg::Block;
     use gfc::sample::Flow;
+    use gfc::Sample;
 
     fn block(entry: u32, instrs: &[u32], count: u64) -> Block {
         Block {
@@ -191,7 +190,8 @@ mod tests {
             vec![sample(0x8010), sample(0x8010), sample(0x8001)],
             vec![sample(0x9999)],
         ];
-        let rows = block_rows(&truth, &hot, &batches, &|a| format!("{a:04X}"));
+        let tally = SampleTally::of(&batches);
+        let rows = block_rows(&truth, &hot, &tally, &|a| format!("{a:04X}"));
         let order: Vec<u32> = rows.iter().map(|r| r.entry).collect();
         assert_eq!(order, [0x8010, 0x8000, 0x8020]);
         assert!((rows[0].exact_share - 0.6).abs() < 1e-12);

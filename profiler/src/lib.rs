@@ -4,7 +4,8 @@
 //! timer thread (`timer`), the feeder thread that hands batches to a builder
 //! (`feeder`), the conversion of retired instructions into samples
 //! (`convert`), the ground-truth CFG (`truth`), sample-stream files
-//! (`stream`), CFG files (`cfg_file`) and their reports: DOT and diffs, the
+//! (`stream`; written as the run goes through `sink`, which also tallies
+//! samples per address), CFG files (`cfg_file`) and their reports: DOT and diffs, the
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
 //! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
 //! symbol tables that name blocks by label (`symbols`), and FCEUX code/data
@@ -35,6 +36,7 @@ pub mod html;
 pub mod memory;
 pub mod report;
 pub mod session;
+pub mod sink;
 pub mod stream;
 pub mod symbols;
 pub mod timer;

@@ -22,7 +22,8 @@ use emu::FlowCounts;
 use gfc::{BuilderKind, Cfg, GfcGaussiano, GfcParams, HotCfgBuilder, Sample};
 use parking_lot::RwLock;
 
-use crate::feeder::{Feeder, Snapshot};
+use crate::feeder::{Feeder, Snapshot, Stream};
+use crate::sink::{BatchSink, SampleTally};
 use crate::timer::WallTimer;
 use crate::truth;
 
@@ -165,8 +166,14 @@ pub struct Session {
 pub struct Finished {
     /// The builder's final state.
     pub builder: Box<dyn HotCfgBuilder>,
-    /// Every completed batch, in order (empty unless the stream was kept).
+    /// Every completed batch, in order (empty unless the stream was kept
+    /// in memory).
     pub batches: Vec<Vec<Sample>>,
+    /// The sink the stream went to, if one was given, and its first error.
+    pub sink: Option<Box<dyn BatchSink>>,
+    pub sink_error: Option<std::io::Error>,
+    /// Every batch, tallied per address.
+    pub tally: SampleTally,
     /// The flow counts (if the truth was recorded).
     pub counts: Option<Box<FlowCounts>>,
     /// The memory profile (if it was recorded).
@@ -182,6 +189,22 @@ impl Session {
     /// flow recorder, if `recording.truth`) and starts the feeder with the
     /// settings' builder.
     pub fn attach(nes: &mut Nes, settings: &ProfileSettings, recording: Recording) -> Session {
+        let stream = if recording.stream {
+            Stream::Memory
+        } else {
+            Stream::Nowhere
+        };
+        Session::attach_streaming(nes, settings, recording, stream)
+    }
+
+    /// [`Session::attach`], with the stream going to `stream` (whatever
+    /// `recording.stream` says).
+    pub fn attach_streaming(
+        nes: &mut Nes,
+        settings: &ProfileSettings,
+        recording: Recording,
+        stream: Stream,
+    ) -> Session {
         nes.set_engine(settings.engine);
         if recording.truth {
             nes.record_flow();
@@ -192,11 +215,11 @@ impl Session {
         }
         let (capture, timer) = sampler(settings, nes.cycles());
         nes.attach_sampler(capture);
-        let feeder = Feeder::spawn(
+        let feeder = Feeder::spawn_streaming(
             settings.builder.build(settings.params),
             settings.queue,
             recording.publish_every,
-            recording.stream,
+            stream,
         );
         Session {
             feeder,
@@ -253,6 +276,9 @@ impl Session {
         Finished {
             builder: fed.builder,
             batches: fed.stream,
+            sink: fed.sink,
+            sink_error: fed.sink_error,
+            tally: fed.tally,
             counts,
             memory,
             executed_instructions: nes.retired() - self.start_retired,
@@ -265,8 +291,17 @@ impl Session {
 
 /// Everything a run produced.
 pub struct ProfileRun {
-    /// Every completed batch, in order (the sample stream's content).
+    /// Every completed batch, in order (the sample stream's content), when
+    /// it was kept in memory ([`run`]; [`run_streaming`] sends it to its
+    /// sink instead).
     pub batches: Vec<Vec<Sample>>,
+    /// The sink the stream went to ([`run_streaming`]), and its first error.
+    pub sink: Option<Box<dyn BatchSink>>,
+    pub sink_error: Option<std::io::Error>,
+    /// Every batch, tallied per address.
+    pub tally: SampleTally,
+    /// Whether `progress` stopped the run before `frames`.
+    pub stopped: bool,
     /// The live builder's final state.
     pub builder: Box<dyn HotCfgBuilder>,
     /// The exact CFG.
@@ -286,17 +321,42 @@ pub struct ProfileRun {
 
 /// Runs `nes` (already powered on, probes not yet attached) until frame
 /// `frames`, replaying `replay` if given, in a [`Session`] that records
-/// everything. `progress(frame)` is called after each frame; when it
-/// returns false (the user interrupted the run) the run ends there, and the
-/// caller, which asked for that, discards the partial result.
+/// everything, the stream kept in memory. `progress(frame)` is called after
+/// each frame; when it returns false (the user interrupted the run) the run
+/// ends there, and the result covers the frames run ([`ProfileRun::stopped`]).
 pub fn run(
     nes: &mut Nes,
     replay: Option<&Replay>,
     frames: u64,
     settings: &ProfileSettings,
+    progress: impl FnMut(u64) -> bool,
+) -> Result<ProfileRun, String> {
+    run_to(nes, replay, frames, settings, Stream::Memory, progress)
+}
+
+/// [`run`], with the stream written to `sink` as the run goes: memory
+/// stays bounded whatever the run's length (`profile`).
+pub fn run_streaming(
+    nes: &mut Nes,
+    replay: Option<&Replay>,
+    frames: u64,
+    settings: &ProfileSettings,
+    sink: Box<dyn BatchSink>,
+    progress: impl FnMut(u64) -> bool,
+) -> Result<ProfileRun, String> {
+    run_to(nes, replay, frames, settings, Stream::Sink(sink), progress)
+}
+
+fn run_to(
+    nes: &mut Nes,
+    replay: Option<&Replay>,
+    frames: u64,
+    settings: &ProfileSettings,
+    stream: Stream,
     mut progress: impl FnMut(u64) -> bool,
 ) -> Result<ProfileRun, String> {
-    let mut session = Session::attach(nes, settings, Recording::default());
+    let mut session = Session::attach_streaming(nes, settings, Recording::default(), stream);
+    let mut stopped = false;
     while nes.frame_count() < frames {
         if let Some(replay) = replay {
             replay.apply(nes, frames).map_err(|p| p.to_string())?;
@@ -308,6 +368,7 @@ pub fn run(
         nes.run_frame();
         session.after_frame(nes);
         if !progress(nes.frame_count()) {
+            stopped = nes.frame_count() < frames;
             break;
         }
     }
@@ -316,6 +377,10 @@ pub fn run(
     let truth = truth::build(&counts);
     Ok(ProfileRun {
         batches: finished.batches,
+        sink: finished.sink,
+        sink_error: finished.sink_error,
+        tally: finished.tally,
+        stopped,
         builder: finished.builder,
         truth,
         counts,

@@ -18,9 +18,10 @@ use crate::error::BadInput;
 use crate::notice;
 use crate::open::open;
 use crate::options;
-use crate::output_set::OutputSet;
+use crate::output_set::{OutputSet, Tool, CFG_BUILD_FILES};
 use crate::progress::frames_bar;
 use crate::symbol_files::{self, SymbolArgs};
+use crate::write_policy::WritePolicy;
 
 /// Frames recorded when neither `--frames` nor a movie says how many.
 const DEFAULT_FRAMES: u64 = 600;
@@ -168,6 +169,14 @@ fn record_symbols(
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::install();
+    WritePolicy::new()
+        .input("ROM", &args.rom)
+        .maybe_input("--movie", args.movie.as_ref())
+        .inputs("--symbols", &args.symbols.files)
+        .file("--out", &args.out)
+        .maybe_file("--dot", args.dot.as_ref())
+        .check()?;
     for path in std::iter::once(&args.out).chain(&args.dot) {
         crate::atomic::check(path)?;
     }
@@ -198,6 +207,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
         if nes.frame_count() % 64 == 0 {
             bar.set_position(nes.frame_count());
         }
+        crate::signals::check()?;
     }
     let counts = nes.take_flow_counts().expect("recorder attached");
     let seconds = start.elapsed().as_secs_f64();
@@ -245,6 +255,23 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::install();
+    let mut policy = WritePolicy::new();
+    policy
+        .input("sample stream", &args.samples)
+        .input("--truth", &args.truth)
+        .inputs("--symbols", &args.symbols.files)
+        .maybe_input("--rom", args.rom.as_ref());
+    if let Some(out) = &args.out {
+        policy.dir("--out", out);
+    }
+    policy.check()?;
+    // A bad --out is refused before anything is read.
+    let outputs = args
+        .out
+        .as_deref()
+        .map(|dir| OutputSet::open(dir, Tool::CfgBuild, CFG_BUILD_FILES))
+        .transpose()?;
     let bad_stream = |e: StreamError| BadInput(e.to_string());
     // Read a batch at a time: memory is the builder's, whatever the
     // stream's length.
@@ -271,8 +298,6 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    // A bad --out is refused before the replay.
-    let outputs = args.out.as_deref().map(OutputSet::new).transpose()?;
     let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
     let builder = profiler::session::replay_each(stream.by_ref(), args.builder, args.config)
         .map_err(bad_stream)?;
@@ -339,6 +364,16 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn dot(args: DotArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::install();
+    WritePolicy::new()
+        .input("CFG record", &args.cfg)
+        .inputs("--symbols", &args.symbols.files)
+        .maybe_input("--rom", args.rom.as_ref())
+        .maybe_file("--out", args.out.as_ref())
+        .check()?;
+    if let Some(path) = &args.out {
+        crate::atomic::check(path)?;
+    }
     let record = read_record(&args.cfg)?;
     let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &record)?;
     let h90 = gfc::h90(&record.cfg);

@@ -11,8 +11,9 @@ use clap::{Args, Subcommand};
 use emu::movie::{self, Movie, MovieError};
 
 use crate::emit::emit;
-use crate::error::BadInput;
+use crate::error::{printable, BadInput};
 use crate::open::{checksum_warning, new_movie_header, power_on_for_recording, read_rom};
+use crate::write_policy::WritePolicy;
 
 pub use bot::{Bot, BotSettings};
 
@@ -71,6 +72,11 @@ fn movie_error(e: MovieError) -> anyhow::Error {
 }
 
 fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::install();
+    WritePolicy::new()
+        .input("ROM", &args.rom)
+        .file("--out", &args.out)
+        .check()?;
     crate::atomic::check(&args.out)?;
     let rom_bytes = read_rom(&args.rom)?;
     let mut nes = power_on_for_recording(&args.rom, &rom_bytes)?;
@@ -89,6 +95,7 @@ fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
         nes.apply_buttons(&input);
         frames.push(input);
         nes.run_frame();
+        crate::signals::check()?;
     }
     frames.truncate(args.frames as usize);
     let comment = format!(
@@ -114,16 +121,19 @@ fn gen(args: GenArgs) -> anyhow::Result<ExitCode> {
 fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
     let movie = Movie::load(&args.movie).map_err(movie_error)?;
     let h = &movie.header;
-    emit(&format!("file: {}", args.movie.display()));
+    emit(&format!(
+        "file: {}",
+        printable(&args.movie.display().to_string())
+    ));
     emit(&format!("frames: {}", movie.frames.len()));
-    emit(&format!("romFilename: {}", h.rom_filename));
+    emit(&format!("romFilename: {}", printable(&h.rom_filename)));
     emit(&format!(
         "romChecksum: {}",
         h.rom_checksum
             .map(|c| movie::format_checksum(&c))
             .unwrap_or_else(|| "(none)".into())
     ));
-    emit(&format!("guid: {}", h.guid));
+    emit(&format!("guid: {}", printable(&h.guid)));
     emit(&format!(
         "RAMInitOption: {} (seed {})",
         h.ram_init.option, h.ram_init.seed
@@ -140,13 +150,16 @@ fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
         .count();
     emit(&format!("commands: {resets} reset, {powers} power"));
     for c in &h.comments {
-        emit(&format!("comment: {c}"));
+        emit(&format!("comment: {}", printable(c)));
     }
     if let Some(rom) = &args.rom {
         let bytes = read_rom(rom)?;
         match checksum_warning(&movie, &args.movie, rom, &bytes) {
             Some(w) => crate::notice::later(&w),
-            None => emit(&format!("checksum: matches {}", rom.display())),
+            None => emit(&format!(
+                "checksum: matches {}",
+                printable(&rom.display().to_string())
+            )),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -15,13 +15,15 @@ use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
 use crate::atomic;
+use crate::atomic::Staged;
 use crate::emit::{emit, metric_line};
 use crate::error::BadInput;
 use crate::open::open;
 use crate::options;
-use crate::output_set::OutputSet;
+use crate::output_set::{OutputSet, Tool, PROFILE_FILES};
 use crate::progress::frames_bar;
 use crate::symbol_files::{self, SymbolArgs};
+use crate::write_policy::WritePolicy;
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
@@ -125,6 +127,17 @@ fn stem(path: &Path) -> String {
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("profile-{}", stem(&args.rom))));
+    WritePolicy::new()
+        .input("ROM", &args.rom)
+        .maybe_input("--movie", args.movie.as_ref())
+        .inputs("--symbols", &args.symbols.files)
+        .dir("--out", &out_dir)
+        .maybe_file("--cdl", args.cdl.as_ref())
+        .check()?;
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
     let frames = match (args.frames, args.minutes) {
@@ -148,13 +161,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         truth_bursts: args.truth_bursts,
         ..ProfileSettings::default()
     };
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("profile-{}", stem(&args.rom))));
     // Every output is staged and the set committed at the end: an
     // interrupted or failed run leaves the previous outputs as they were.
-    let mut outputs = OutputSet::new(&out_dir)?;
+    let mut outputs = OutputSet::open(&out_dir, Tool::Profile, PROFILE_FILES)?;
     if let Some(path) = &args.cdl {
         atomic::check(path)?;
     }
@@ -167,14 +176,68 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if args.cdl.is_some() {
         nes.record_accesses();
     }
+    let rom_name = args
+        .rom
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // The sample stream goes to its file as the run goes, so that memory
+    // does not grow with the run's length.
+    let header = StreamHeader {
+        rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
+        rom_name: rom_name.clone(),
+        movie: args.movie.as_ref().map(|m| m.display().to_string()),
+        trigger: args.trigger.name().to_string(),
+        interval_ms: args.interval_ms,
+        batch_len: args.batch,
+        jitter_ms: args.jitter_ms,
+        spacing: args.spacing.name().to_string(),
+        seed: args.seed,
+    };
+    let samples_path = out_dir.join("samples.bin");
+    let io = |e: std::io::Error| atomic::say(&samples_path, e);
+    let writer = StreamWriter::new(outputs.stage("samples.bin")?, &header).map_err(io)?;
     let bar = frames_bar(frames, &stem(&args.rom));
-    let result = session::run(&mut nes, replay.as_ref(), frames, &settings, |f| {
-        bar.set_position(f);
-        !crate::signals::stop_requested()
-    })
+    let mut result = session::run_streaming(
+        &mut nes,
+        replay.as_ref(),
+        frames,
+        &settings,
+        Box::new(writer),
+        |f| {
+            bar.set_position(f);
+            !crate::signals::stop_requested()
+        },
+    )
     .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
     bar.finish_and_clear();
-    crate::signals::check()?;
+    // Like `perf record`: the first Ctrl-C ends the run and the outputs
+    // cover the frames run (a second one abandons them).
+    let interrupted = result.stopped || crate::signals::stop_requested();
+    if interrupted && result.frames == 0 {
+        return Err(crate::signals::Interrupted.into());
+    }
+    if let Some(e) = result.sink_error.take() {
+        return Err(io(e));
+    }
+    let sink: Box<dyn std::any::Any> = result
+        .sink
+        .take()
+        .ok_or_else(|| anyhow::anyhow!("internal: the sample stream's sink is missing"))?;
+    let writer = sink
+        .downcast::<StreamWriter<Staged>>()
+        .map_err(|_| anyhow::anyhow!("internal: the sample stream's sink is of another type"))?;
+    let samples = writer
+        .finish(&StreamTrailer {
+            executed_instructions: result.executed_instructions,
+            sampled_instructions: result.sampled_instructions,
+            batches: result.tally.batches(),
+            dropped_batches: result.dropped_batches,
+            frames: result.frames,
+            frame_hash: result.frame_hash,
+        })
+        .map_err(io)?;
+    outputs.add("samples.bin", samples)?;
 
     let truth = HotTruth::new(&result.truth);
     let h90: &gfc::Cfg = &truth.h90;
@@ -189,11 +252,6 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     );
 
     // Files.
-    let rom_name = args
-        .rom
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let truth_disasm = profiler::report::disassemble(&result.truth, &result.counts, &nes);
     let hot_disasm = profiler::report::disassemble(hot, &result.counts, &nes);
     let ron = profiler::report::record(
@@ -244,34 +302,6 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let flame_svg =
         profiler::flame::svg(&stacks, &title).map_err(|e| anyhow::anyhow!("flame.svg: {e}"))?;
     outputs.write("flame.svg", &flame_svg)?;
-    let header = StreamHeader {
-        rom_hash: format!("{:016x}", emu::hash::fnv1a64(&rom_bytes)),
-        rom_name: rom_name.clone(),
-        movie: args.movie.as_ref().map(|m| m.display().to_string()),
-        trigger: args.trigger.name().to_string(),
-        interval_ms: args.interval_ms,
-        batch_len: args.batch,
-        jitter_ms: args.jitter_ms,
-        spacing: args.spacing.name().to_string(),
-        seed: args.seed,
-    };
-    let samples_path = out_dir.join("samples.bin");
-    let io = |e: std::io::Error| atomic::say(&samples_path, e);
-    let mut writer = StreamWriter::new(outputs.stage("samples.bin")?, &header).map_err(io)?;
-    for batch in &result.batches {
-        writer.batch(batch).map_err(io)?;
-    }
-    let samples = writer
-        .finish(&StreamTrailer {
-            executed_instructions: result.executed_instructions,
-            sampled_instructions: result.sampled_instructions,
-            batches: result.batches.len() as u64,
-            dropped_batches: result.dropped_batches,
-            frames: result.frames,
-            frame_hash: result.frame_hash,
-        })
-        .map_err(io)?;
-    outputs.add("samples.bin", samples)?;
 
     let mut report = String::new();
     let _ = writeln!(report, "nesprof profile report");
@@ -280,6 +310,13 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(report, "movie      {}", m.display());
     }
     let _ = writeln!(report, "frames     {}", result.frames);
+    if interrupted {
+        let _ = writeln!(
+            report,
+            "           (interrupted: {} of the {frames} frames asked for were run)",
+            result.frames
+        );
+    }
     let _ = writeln!(
         report,
         "sampler    trigger {}, X = {} ms ({}), N = {}, jitter {} ms, seed {}",
@@ -295,7 +332,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         report,
         "sampled    {} instructions in {} batches ({:.2}%), {} batches dropped",
         result.sampled_instructions,
-        result.batches.len(),
+        result.tally.batches(),
         metrics.sampled_pct,
         result.dropped_batches
     );
@@ -354,7 +391,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
     let name = symbol_files::block_namer(symbols.as_ref());
-    let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.batches, &name);
+    let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.tally, &name);
     // Functions: the blocks under one global label (with symbols only).
     let functions = symbols.as_ref().map(|s| {
         profiler::hot_blocks::group_rows(&blocks, &|entry| match s.lookup_global(entry) {
@@ -419,10 +456,22 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         let sizes = profiler::cdl::CdlSizes::of(nes.cartridge());
         atomic::write_or_say(path, profiler::cdl::build(&result.counts, log, sizes))?;
     }
-    outputs.commit()?;
+    if interrupted {
+        outputs.commit_interrupted()?;
+    } else {
+        outputs.commit()?;
+    }
     eprint!("{report}");
-    eprintln!("wrote {}", out_dir.display());
+    let shown = crate::error::printable(&out_dir.display().to_string());
     emit(&metric_line);
+    if interrupted {
+        return Err(crate::signals::Partial(format!(
+            "interrupted: wrote {shown} for the {} frames run (of {frames})",
+            result.frames
+        ))
+        .into());
+    }
+    eprintln!("wrote {shown}");
     Ok(ExitCode::SUCCESS)
 }
 

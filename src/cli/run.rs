@@ -12,6 +12,7 @@ use crate::emit::emit;
 use crate::error::BadInput;
 use crate::open::open;
 use crate::options;
+use crate::write_policy::WritePolicy;
 
 /// Frames run when neither `--frames` nor a movie says how many.
 const DEFAULT_FRAMES: u64 = 600;
@@ -50,6 +51,18 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let writes = args.screenshot.is_some() || args.wav.is_some();
+    if writes {
+        // Only a run that writes files has anything to stop cleanly; a
+        // plain run keeps the default (Ctrl-C ends it at once).
+        crate::signals::install();
+    }
+    WritePolicy::new()
+        .input("ROM", &args.rom)
+        .maybe_input("--movie", args.movie.as_ref())
+        .maybe_file("--screenshot", args.screenshot.as_ref())
+        .maybe_file("--wav", args.wav.as_ref())
+        .check()?;
     for path in args.screenshot.iter().chain(&args.wav) {
         crate::atomic::check(path)?;
     }
@@ -79,6 +92,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         nes.run_frame();
         instructions += nes.retired() - before;
         nes.take_audio(&mut audio);
+        if writes {
+            crate::signals::check()?;
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.screenshot {

@@ -19,11 +19,13 @@ use profiler::session::ProfileSettings;
 use crate::emit::emit;
 use crate::error::BadInput;
 use crate::options;
-use crate::output_set::OutputSet;
+use crate::output_set::{OutputSet, Tool};
 use crate::progress::frames_bar;
+use crate::signals::{Interrupted, Partial};
 use crate::sweep::run::{self, Observer, WorkloadError};
 use crate::sweep::shard::{self, Shard};
 use crate::sweep::{csv, plots, snapshots, tables, workloads, Workload};
+use crate::write_policy::WritePolicy;
 
 pub const LONG_ABOUT: &str = "\
 Reproduces the thesis' chapter 5: each workload is emulated once, recording the exact \
@@ -47,6 +49,12 @@ breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5
                      ($NESPROF_ROMS, else the nearest shared/roms). A workload whose ROM
                      is missing is reported and skipped; any other bad workload is
                      reported, the rest still run, and the exit code is 2.
+                     A name is also the name of the workload's files in cfg/, so it
+                     must be one as it stands: at most 200 bytes, no / or \\, no
+                     leading dot, no control character, and no two names equal but
+                     for case (one file on macOS and Windows). Any other name is
+                     refused (exit 2) before anything runs. With ROM, the name is the
+                     ROM's file name without extension, made into such a name.
   --minutes M        overrides every workload's length.
 
 METRICS (DESIGN.md \"Metrics\")
@@ -77,11 +85,23 @@ windowSize x recurrentThreshold
   The last line on stdout: workloads=N configs=N skipped=N failed=N best=#ID \
 best_mean_similarity=F thesis_best_mean_similarity=F wall_s=F
 
+CTRL-C
+  Like `perf record`: the first SIGINT, SIGTERM or SIGHUP stops the sweep starting new \
+work (a running emulation stops at its next frame); the workloads whose emulation and \
+every replay had finished (each is announced on stderr as `done: NAME`) are then written \
+as a complete set of outputs, as a sweep of those workloads alone would write them, the \
+others reported as interrupted on stderr, in a note atop tables.md and in timing.txt, and \
+the last line gets interrupted=N; the exit status is 130. If none had finished, nothing \
+is written. A second signal abandons the new outputs and keeps the previous set.
+
 SWEEPS ACROSS MACHINES
   --shard I/N        runs only the I-th of N contiguous slices of the (workload x \
 configuration) units, in workload order (each shard emulates the workloads it has a \
 configuration of), and writes shard-I-of-N.ron into --out (shards may share one \
-directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F
+directory); stdout is one line: shard=I/N units=N workloads=N skipped=N failed=N wall_s=F. \
+A shard stopped by Ctrl-C writes its file with the workloads it finished and the others \
+marked Interrupted (its line ends interrupted=N, exit 130); merge refuses it until the \
+shard is run again.
   sweep merge DIR... --out D
                      combines all N shard files into the outputs above, byte for byte \
 those of a single run (only timing.txt and wall_s, wall times, differ); a missing or \
@@ -176,7 +196,17 @@ byte for byte what a single `nesprof sweep` with the same arguments writes. Only
 
 Refused, exit 2: a missing shard (all N must be given), a shard given twice, shards of \
 different sweeps (workload list, ROM or movie contents, lengths, sampler settings, \
-configurations or nesprof version differ), or shards that disagree on a workload both emulated.";
+configurations or nesprof version differ), shards that disagree on a workload both emulated, \
+an incomplete shard (one stopped by Ctrl-C: run it again), and a shard file holding a \
+workload name that cannot be a file name (see `nesprof sweep --help`) or any number no \
+sweep writes: a metric that is not finite or outside its range (ratios in [0, 1], \
+percentages in [0, 100]), counts that contradict each other (sampled above executed \
+instructions, H90 above H99 above the truth, a ratio its counts do not give), a wall time \
+above 10^9 s, a setting outside what the command line accepts. Each refusal is one line \
+naming the file and the field.
+
+A signal (Ctrl-C) during a merge stops it with nothing written (exit 130): a merge gives \
+the single run's outputs whole or not at all.";
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -206,15 +236,30 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         engine: args.engine,
         ..ProfileSettings::default()
     };
-    // Checked before the (minutes-long) run, and a bad --out is a bad
-    // argument: exit 2. Every output is staged and the set committed at
-    // the end, so an interrupted run leaves the previous outputs as they were.
-    let outputs = OutputSet::new(&args.out)?;
-
+    let mut policy = WritePolicy::new();
+    policy.maybe_input("--workloads", args.workloads.as_ref());
+    for w in &list {
+        policy.input("workload ROM", &w.rom);
+        policy.maybe_input("workload movie", w.movie.as_ref());
+    }
     let configs: Vec<GfcParams> = GfcParams::grid().collect();
     if let Some(shard) = args.shard {
+        // Shards of one sweep may share a directory: each writes its own
+        // file, not a set.
+        policy.file("--shard's file", &args.out.join(shard.file_name()));
+        policy.check()?;
+        std::fs::create_dir_all(&args.out).map_err(|e| crate::atomic::say(&args.out, e))?;
         return run_shard(&args, shard, &list, &settings, &configs, threads);
     }
+    // Checked before the (minutes-long) run, and a bad --out is a bad
+    // argument: exit 2. Every output is staged and the set committed at
+    // the end, so a failed run leaves the previous outputs as they were
+    // (and an interrupted one too, unless some workloads had finished:
+    // then their outputs replace them, see `publish`).
+    policy.dir("--out", &args.out).check()?;
+    let names: Vec<String> = list.iter().map(|w| w.name.clone()).collect();
+    let outputs = open_outputs(&args.out, &names)?;
+    check_cfg_dir(&args.out)?;
     eprintln!(
         "sweep: {} workload(s) x {} configurations and the trace builder on {threads} thread(s); sampler X = {} ms ({}), N = {}",
         list.len(),
@@ -226,46 +271,119 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let bars = Bars::new(&vec![configs.len(); list.len()]);
     let outcome = run::sweep(&list, &configs, args.minutes, &settings, threads, &bars);
     bars.finish();
-    crate::signals::check()?;
     let header = format!(
         "sweep wall time {:.1} s on {threads} thread(s)",
         secs(outcome.wall)
     );
-    publish(outputs, &args.out, &outcome, configs.len(), &header)
+    publish(outputs, &args.out, &outcome, configs.len(), &header, true)
 }
 
-/// Writes a finished sweep's outputs (tables, CSV, plots, CFG records,
-/// timing) and prints its tables and last line: the same for a single run
-/// and for merged shards. `timing_header` is `timing.txt`'s first line.
+/// Refuses, before any work, an output directory whose `cfg/` (where the
+/// CFG records go) exists and is not a directory: staging the records
+/// would otherwise fail only after the sweep.
+fn check_cfg_dir(out: &Path) -> anyhow::Result<()> {
+    let cfg = out.join("cfg");
+    match std::fs::symlink_metadata(&cfg) {
+        Ok(m) if !m.is_dir() => Err(BadInput(format!(
+            "{}: not a directory (the sweep writes its CFG records there)",
+            cfg.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// `text` with every control character escaped (`\n`, `\u{1b}`), for
+/// messages that quote what a file said (a shard's skipped or failed
+/// workloads): one message, one line, and nothing the terminal obeys.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// "a", "b", ... quoted, for a one-line message: at most ten names.
+fn quoted_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut text: Vec<String> = names
+        .iter()
+        .take(10)
+        .map(|n| format!("{:?}", emu::input_file::shorten(n)))
+        .collect();
+    if names.len() > 10 {
+        text.push(format!("... ({} in all)", names.len()));
+    }
+    text.join(", ")
+}
+
+/// Writes a sweep's outputs (tables, CSV, plots, CFG records, timing) and
+/// prints its tables and last line: the same for a single run and for
+/// merged shards. `timing_header` is `timing.txt`'s first line.
+///
+/// `keep_when_stopped`: a sweep, like `perf record`, keeps what it has
+/// when first stopped by a signal: the outputs of the workloads that
+/// finished (emulation and every replay) are written whole, the others
+/// reported as interrupted (stderr, tables.md, timing.txt), and the exit
+/// status is 130 ([`Partial`]); with none finished nothing is written. A
+/// second signal abandons the staged files (see `crate::signals`), keeping
+/// the previous set. A merge (`false`) writes all or nothing: a signal
+/// leaves the previous set.
 fn publish(
     mut outputs: OutputSet,
     out: &Path,
     outcome: &run::SweepOutcome,
     configs: usize,
     timing_header: &str,
+    keep_when_stopped: bool,
 ) -> anyhow::Result<ExitCode> {
     for m in &outcome.skipped {
-        eprintln!("skipped: {m}");
+        eprintln!("skipped: {}", printable(m));
     }
     for m in &outcome.failed {
-        eprintln!("failed: {m}");
+        eprintln!("failed: {}", printable(m));
+    }
+    for (_, name) in &outcome.interrupted {
+        eprintln!("interrupted: {name} (stopped before its emulation and replays finished)");
     }
     let results = &outcome.results;
     if results.is_empty() {
+        if crate::signals::stop_requested() {
+            return Err(Interrupted.into());
+        }
         return Err(BadInput("no workload could run".into()).into());
     }
+    // The names were checked where they were read (workloads file, shard
+    // file, ROM file name); checked again here, where they become file
+    // names, so that no other way in can write outside cfg/.
+    workloads::check_names(results.iter().map(|r| r.name.as_str()))
+        .map_err(|(_, problem)| BadInput(problem))?;
+    let interrupted: Vec<&str> = outcome
+        .interrupted
+        .iter()
+        .map(|(_, n)| n.as_str())
+        .collect();
 
-    let report = tables::report(results);
+    let report = tables::report(results, &interrupted);
     outputs.write("tables.md", &report)?;
     outputs.write("sweep.csv", csv::sweep_csv(results))?;
     outputs.write("workloads.csv", csv::workloads_csv(results))?;
     for r in results {
-        for (suffix, record) in [
-            ("h90", &r.h90_record),
-            ("hot_thesis_best", &r.best_record),
-            ("hot_trace", &r.trace_record),
-        ] {
-            outputs.write(&format!("cfg/{}.{suffix}.ron", r.name), record.to_ron())?;
+        for (suffix, record) in
+            workloads::RECORD_SUFFIXES
+                .iter()
+                .zip([&r.h90_record, &r.best_record, &r.trace_record])
+        {
+            outputs.write(&workloads::record_file(&r.name, suffix), record.to_ron())?;
+        }
+        // A merge writes all or nothing: a signal ends it here.
+        if !keep_when_stopped {
+            crate::signals::check()?;
         }
     }
     let mut svgs = Vec::new();
@@ -275,7 +393,11 @@ fn publish(
     }
     let timing = timing(outcome, timing_header);
     outputs.write("timing.txt", &timing)?;
-    outputs.commit()?;
+    if keep_when_stopped {
+        outputs.commit_interrupted()?;
+    } else {
+        outputs.commit()?;
+    }
 
     // The tables are the command's product: stdout. Notes go to stderr.
     for line in report.lines() {
@@ -294,8 +416,15 @@ fn publish(
     let groups = tables::group_means(results);
     let group = |kind: &str| groups.iter().find(|g| g.0 == kind);
     let busy = group("busy");
+    let stopped = keep_when_stopped && crate::signals::stop_requested();
+    // Appended only to a stopped run's line (new fields go last).
+    let interrupted_field = if stopped {
+        format!(" interrupted={}", interrupted.len())
+    } else {
+        String::new()
+    };
     emit(&format!(
-        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}",
+        "workloads={} configs={} skipped={} failed={} best=#{} best_mean_similarity={:.4} thesis_best_mean_similarity={:.4} wall_s={:.1} busy={} degenerate={} busy_gfc_similarity={:.4} busy_trace_similarity={:.4} busy_trace_hot_precision={:.4} busy_trace_overlap={:.4}{interrupted_field}",
         results.len(),
         configs,
         outcome.skipped.len(),
@@ -311,7 +440,29 @@ fn publish(
         busy.map_or(0.0, |g| g.3[1]),
         busy.map_or(0.0, |g| g.3[2]),
     ));
+    if stopped {
+        return Err(stopped_message(
+            &out.display().to_string(),
+            results.len(),
+            &interrupted,
+        ));
+    }
     failed_exit(&outcome.failed)
+}
+
+/// The one line a sweep stopped by a signal ends with (exit 130): what it
+/// wrote (`written`: the output directory or shard file) and what is
+/// missing.
+fn stopped_message(written: &str, finished: usize, interrupted: &[&str]) -> anyhow::Error {
+    let text = if interrupted.is_empty() {
+        format!("interrupted: every workload had finished; wrote their outputs to {written}")
+    } else {
+        format!(
+            "interrupted: wrote the outputs of the {finished} finished workload(s) to {written}; not finished: {}",
+            quoted_names(interrupted.iter().copied())
+        )
+    };
+    Partial(printable(&text)).into()
 }
 
 /// Exit 2 when any workload failed (after the outputs are written).
@@ -366,37 +517,91 @@ fn run_shard(
         &bars,
     );
     bars.finish();
-    crate::signals::check()?;
+    // Stopped by a signal: as a sweep does (see `publish`), the shard file
+    // is written if any workload finished, the others marked interrupted
+    // in it (merge refuses such a file until the shard is run again).
+    let stopped = crate::signals::stop_requested();
+    if stopped && outcome.results.is_empty() {
+        return Err(Interrupted.into());
+    }
     for m in &outcome.skipped {
-        eprintln!("skipped: {m}");
+        eprintln!("skipped: {}", printable(m));
     }
     for m in &outcome.failed {
-        eprintln!("failed: {m}");
+        eprintln!("failed: {}", printable(m));
+    }
+    for (_, name) in &outcome.interrupted {
+        eprintln!("interrupted: {name} (stopped before its emulation and replays finished)");
     }
     let file = shard::shard_file(shard, identity, &outcome, threads);
     crate::atomic::write_or_say(&path, file.to_ron())?;
-    eprintln!(
-        "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
-        path.display(),
-        shard.count
-    );
+    if stopped {
+        eprintln!(
+            "wrote {}, incomplete: run shard {shard} again before merging",
+            path.display()
+        );
+    } else {
+        eprintln!(
+            "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
+            path.display(),
+            shard.count
+        );
+    }
+    let interrupted_field = if stopped {
+        format!(" interrupted={}", outcome.interrupted.len())
+    } else {
+        String::new()
+    };
     emit(&format!(
-        "shard={shard} units={} workloads={} skipped={} failed={} wall_s={:.1}",
+        "shard={shard} units={} workloads={} skipped={} failed={} wall_s={:.1}{interrupted_field}",
         units.len(),
         outcome.results.len(),
         outcome.skipped.len(),
         outcome.failed.len(),
         outcome.wall.as_secs_f64()
     ));
+    if stopped {
+        let interrupted: Vec<&str> = outcome
+            .interrupted
+            .iter()
+            .map(|(_, n)| n.as_str())
+            .collect();
+        return Err(stopped_message(
+            &path.display().to_string(),
+            outcome.results.len(),
+            &interrupted,
+        ));
+    }
     failed_exit(&outcome.failed)
 }
 
 /// `sweep merge DIR...`: the shards' results as one sweep's outputs.
 fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     crate::signals::install();
-    let outputs = OutputSet::new(&args.out)?;
-    let files = shard::read_all(&args.dirs).map_err(BadInput)?;
+    let mut policy = WritePolicy::new();
+    for dir in &args.dirs {
+        policy.input("shard directory", dir);
+    }
+    policy.dir("--out", &args.out).check()?;
+    // Reading and checking a shard can take a while (up to 1 GiB of RON):
+    // a signal between files ends the merge, writing nothing.
+    let mut files = Vec::new();
+    for path in shard::find(&args.dirs).map_err(BadInput)? {
+        crate::signals::check()?;
+        let file = shard::ShardFile::read(&path).map_err(BadInput)?;
+        files.push((path, file));
+    }
+    crate::signals::check()?;
     let merged = shard::merge(&files).map_err(BadInput)?;
+    crate::signals::check()?;
+    let names: Vec<String> = merged
+        .outcome
+        .results
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let outputs = open_outputs(&args.out, &names)?;
+    check_cfg_dir(&args.out)?;
     eprintln!(
         "sweep merge: {} shard(s), {} workload(s) x {} configurations",
         merged.shards,
@@ -412,16 +617,38 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
         secs(merged.total_wall),
         merged.threads
     );
-    publish(outputs, &args.out, &merged.outcome, merged.configs, &header)
+    publish(
+        outputs,
+        &args.out,
+        &merged.outcome,
+        merged.configs,
+        &header,
+        false,
+    )
+}
+
+/// The sweep's output set in `out`, for the workloads `names`: its fixed
+/// files, the plots and the CFG records of each workload.
+fn open_outputs(out: &Path, names: &[String]) -> anyhow::Result<OutputSet> {
+    let mut files: Vec<String> = ["tables.md", "sweep.csv", "workloads.csv", "timing.txt"]
+        .into_iter()
+        .chain(plots::FILE_NAMES.iter().copied())
+        .map(str::to_string)
+        .collect();
+    for name in names {
+        for suffix in workloads::RECORD_SUFFIXES {
+            files.push(workloads::record_file(name, suffix));
+        }
+    }
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    OutputSet::open(out, Tool::Sweep, &files)
 }
 
 /// The workloads the arguments ask for.
 fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
     let mut list = match (&args.rom, &args.workloads) {
         (Some(rom), _) => vec![Workload {
-            name: rom
-                .file_stem()
-                .map_or("rom".into(), |s| s.to_string_lossy().into_owned()),
+            name: workloads::name_from_rom(rom),
             rom: rom.clone(),
             movie: args.movie.clone(),
             minutes: None,
@@ -448,6 +675,10 @@ fn workload_list(args: &SweepArgs) -> anyhow::Result<Vec<Workload>> {
         }
         list.retain(|w| args.only.contains(&w.name));
     }
+    // Every list is checked where it is read (`workloads::parse`); this
+    // covers the others (a ROM's name, the bundled list) before any work.
+    workloads::check_names(list.iter().map(|w| w.name.as_str()))
+        .map_err(|(_, problem)| BadInput(problem))?;
     Ok(list)
 }
 
@@ -478,6 +709,12 @@ fn timing(outcome: &run::SweepOutcome, header: &str) -> String {
             median,
             max,
             sum / 1e3
+        );
+    }
+    for (_, name) in &outcome.interrupted {
+        let _ = writeln!(
+            out,
+            "  {name:<18} interrupted: stopped by a signal before its emulation and replays finished"
         );
     }
     out
@@ -590,5 +827,11 @@ impl Observer for Bars {
 
     fn replayed(&self) {
         self.replays.inc(1);
+    }
+
+    fn finished(&self, _index: usize, name: &str) {
+        // One line per workload done: on a long sweep, what a Ctrl-C now
+        // would keep. Above the bars, which suspend redraws around it.
+        self.multi.suspend(|| eprintln!("done: {name}"));
     }
 }

@@ -315,6 +315,13 @@ fn no_window_message(cause: &str) -> String {
 
 pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let keymap = KeyMap::parse(&args.keys).map_err(|e| BadInput(format!("--keys: {e}")))?;
+    crate::write_policy::WritePolicy::new()
+        .input("ROM", &args.rom)
+        .maybe_input("--movie", args.movie.as_ref())
+        .inputs("--symbols", &args.symbols.files)
+        .maybe_file("--screenshot", args.screenshot.as_ref())
+        .maybe_file("--record", args.record.as_ref())
+        .check()?;
     for path in args.screenshot.iter().chain(&args.record) {
         crate::atomic::check(path)?;
     }

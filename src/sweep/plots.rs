@@ -26,6 +26,21 @@ use super::tables::{config_means, ConfigMean};
 
 const FONT: &str = "sans-serif";
 
+/// `v` in `[lo, hi]`, anything not finite at `lo`. Every value that sets
+/// a plot's range goes through this: plotters works out an axis' ticks in
+/// a loop over the range, which never ends for an infinite one (a shard
+/// with `similarity: 1e308` made `sweep merge` spin there, the mean times
+/// 100 being infinite). Values read back are checked on reading (see
+/// `shard::ShardFile::check`); this keeps the plots bounded whatever
+/// reaches them.
+fn bounded(v: f64, lo: f64, hi: f64) -> f64 {
+    if v.is_finite() {
+        v.clamp(lo, hi)
+    } else {
+        lo
+    }
+}
+
 /// Viridis, sampled at 9 points (matplotlib's perceptually uniform map, good
 /// in greyscale and for colour-blind readers); linear in between.
 const VIRIDIS: [(u8, u8, u8); 9] = [
@@ -65,11 +80,13 @@ pub enum HeatValue {
 }
 
 impl HeatValue {
+    /// The mean shown, a ratio in [0, 1] (see [`bounded`]).
     fn of(self, m: &ConfigMean) -> f64 {
-        match self {
+        let v = match self {
             HeatValue::Similarity => m.similarity,
             HeatValue::SimilarityH99 => m.similarity_h99,
-        }
+        };
+        bounded(v, 0.0, 1.0)
     }
 
     fn title(self) -> &'static str {
@@ -333,7 +350,9 @@ fn similarity_vs_sampled(
             (750, 14),
         )
         .map_err(|e| err(e.to_string()))?;
-    let pcts: Vec<f64> = results.iter().map(|r| r.sampled_pct()).collect();
+    // A percentage and ratios in [0, 1]: see [`bounded`].
+    let sampled_pct = |r: &WorkloadResult| bounded(r.sampled_pct(), 0.0, 100.0);
+    let pcts: Vec<f64> = results.iter().map(sampled_pct).collect();
     let xmin = pcts.iter().copied().fold(f64::INFINITY, f64::min);
     let xmax = pcts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = ((xmax - xmin) * 0.1).max(0.03);
@@ -374,10 +393,13 @@ fn similarity_vs_sampled(
             .draw()
             .map_err(|e| err(e.to_string()))?;
         for (i, r) in results.iter().enumerate() {
-            let x0 = r.sampled_pct();
+            let x0 = sampled_pct(r);
             let n = r.configs.len().max(2) as f64;
             let point = |c: &ConfigResult, k: usize| {
-                (x0 + spread * (k as f64 / (n - 1.0) - 0.5), get(c) * 100.0)
+                (
+                    x0 + spread * (k as f64 / (n - 1.0) - 0.5),
+                    bounded(get(c), 0.0, 1.0) * 100.0,
+                )
             };
             for (k, c) in r.configs.iter().enumerate() {
                 // The root's coordinates are absolute pixels, as backend_coord's.
@@ -399,7 +421,7 @@ fn similarity_vs_sampled(
                     .map_err(|e| err(e.to_string()))?;
             }
             // The trace builder on the same stream: a bar across the strip.
-            let y = get_trace(r) * 100.0;
+            let y = bounded(get_trace(r), 0.0, 1.0) * 100.0;
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     vec![(x0 - spread * 0.6, y), (x0 + spread * 0.6, y)],
@@ -419,7 +441,7 @@ fn similarity_vs_sampled(
                 &format!(
                     "{} ({:.2}% sampled, {} H90 edges)",
                     r.name,
-                    r.sampled_pct(),
+                    sampled_pct(r),
                     r.edges_h90
                 ),
                 &text,
@@ -456,15 +478,17 @@ fn similarity_vs_sampled(
     Ok(())
 }
 
-/// Writes every plot into `dir`; returns the files written.
+/// The plots' file names, in the order [`render_all`] returns them.
+pub const FILE_NAMES: [&str; 3] = [
+    "heatmap_similarity.svg",
+    "heatmap_similarity_h99.svg",
+    "similarity_vs_sampled.svg",
+];
+
 /// The sweep's plots as (file name, SVG text), drawn in memory so that the
 /// files are written whole with the rest of the outputs.
 pub fn render_all(results: &[WorkloadResult]) -> anyhow::Result<Vec<(String, String)>> {
-    let files = [
-        "heatmap_similarity.svg",
-        "heatmap_similarity_h99.svg",
-        "similarity_vs_sampled.svg",
-    ];
+    let files = FILE_NAMES;
     let mut svgs = vec![String::new(), String::new(), String::new()];
     heatmap(
         results,
@@ -500,6 +524,46 @@ mod tests {
         assert_eq!(viridis(-3.0), viridis(0.0));
         assert_eq!(viridis(f64::NAN), viridis(0.0));
         assert_eq!(viridis(0.5), RGBColor(33, 144, 141));
+    }
+
+    /// No value reaching the plots can make them loop without end (an
+    /// infinite mean used to hang plotters' tick computation) or print
+    /// NaN/inf: each plot is drawn within a time limit that only a hang
+    /// exceeds.
+    #[test]
+    fn absurd_values_still_give_bounded_plots() {
+        let configs: Vec<GfcParams> = GfcParams::grid().collect();
+        let (_, outcome) = crate::sweep::run::testing::tiny(&configs);
+        let mut results = outcome.results;
+        let mut odd = results[0].clone();
+        odd.name = "odd".into();
+        // Values the shard checks refuse, as if they had got through.
+        odd.executed_instructions = 0;
+        odd.sampled_instructions = u64::MAX;
+        for (k, c) in odd.configs.iter_mut().enumerate() {
+            let v = [f64::INFINITY, f64::NAN, 1e308, -1e308, 1e50, -0.5][k % 6];
+            c.metrics.similarity = v;
+            c.metrics.similarity99 = v;
+        }
+        odd.trace.metrics.similarity = f64::NAN;
+        odd.trace.metrics.similarity99 = f64::INFINITY;
+        results.push(odd);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(render_all(&results).map_err(|e| e.to_string()));
+        });
+        let svgs = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("plots drawn without hanging")
+            .unwrap();
+        assert_eq!(svgs.len(), 3);
+        for (name, svg) in &svgs {
+            assert!(
+                svg.ends_with("</svg>\n") || svg.trim_end().ends_with("</svg>"),
+                "{name}"
+            );
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
+        }
     }
 
     #[test]

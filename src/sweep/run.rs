@@ -332,6 +332,10 @@ pub struct SweepOutcome {
     pub ran: Vec<usize>,
     /// Every skipped or failed workload by index, in index order.
     pub problems: Vec<(usize, WorkloadError)>,
+    /// The workloads a termination signal stopped before their emulation
+    /// and every replay had finished (index and name, in index order):
+    /// empty unless [`crate::signals::stop_requested`].
+    pub interrupted: Vec<(usize, String)>,
     pub wall: Duration,
 }
 
@@ -346,6 +350,9 @@ pub trait Observer: Sync {
     fn problem(&self, _index: usize, _error: &WorkloadError) {}
     /// One configuration replayed.
     fn replayed(&self) {}
+    /// Workload `index` is done: emulated and every replay of its slice
+    /// scored (so it is in the outputs even if the sweep is interrupted).
+    fn finished(&self, _index: usize, _name: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -408,7 +415,8 @@ impl Queue {
         self.emulating > 0
     }
 
-    fn store(&mut self, index: usize, slot: usize, result: ConfigResult) {
+    /// Stores a replay's result; true when it was the workload's last.
+    fn store(&mut self, index: usize, slot: usize, result: ConfigResult) -> bool {
         let pos = self
             .active
             .iter()
@@ -427,7 +435,9 @@ impl Queue {
                 .collect();
             self.finished
                 .insert(index, WorkloadResult::new(&a.data, configs));
+            return true;
         }
+        false
     }
 }
 
@@ -472,7 +482,9 @@ pub fn sweep_slice(
     let next = || {
         let mut q = queue.lock().expect("queue lock");
         loop {
-            // A termination signal: no new work; the caller writes nothing.
+            // A termination signal: no new work. The workloads already
+            // finished stay in the outcome (the caller writes them); the
+            // others are reported as interrupted.
             if crate::signals::stop_requested() {
                 return None;
             }
@@ -492,13 +504,21 @@ pub fn sweep_slice(
                     let result = replay_config(&data, params);
                     drop(data);
                     observer.replayed();
-                    queue
-                        .lock()
-                        .expect("queue lock")
-                        .store(index, slot_of(params), result);
+                    let last =
+                        queue
+                            .lock()
+                            .expect("queue lock")
+                            .store(index, slot_of(params), result);
+                    if last {
+                        observer.finished(index, &workloads[index].name);
+                    }
                 }
                 Job::Emulate(index) => {
                     let w = &workloads[index];
+                    // Set when a signal cut the emulation short: its result
+                    // covers fewer frames than asked, so it is neither a
+                    // result nor a failure but an interrupted workload.
+                    let mut cut = false;
                     // A panic in the emulator (a bug, or a ROM it cannot
                     // handle) fails this workload only: unwinding past here
                     // would leave the other workers waiting for it forever.
@@ -507,7 +527,8 @@ pub fn sweep_slice(
                             observer.emulating(index, &w.name, p.frames);
                             emulate(&w.name, p, settings, |f| {
                                 observer.frame(index, f);
-                                !crate::signals::stop_requested()
+                                cut = crate::signals::stop_requested();
+                                !cut
                             })
                         })
                     }))
@@ -521,10 +542,15 @@ pub fn sweep_slice(
                     observer.emulated(index);
                     let mut q = queue.lock().expect("queue lock");
                     q.emulating -= 1;
+                    let mut done = false;
                     match outcome {
+                        // Left out of `finished` and `problems`: reported
+                        // as interrupted below.
+                        Ok(_) if cut => {}
                         Ok(e) if configs.is_empty() => {
                             q.finished
                                 .insert(index, WorkloadResult::new(&e, Vec::new()));
+                            done = true;
                         }
                         Ok(e) => {
                             let slice = slices[index].clone();
@@ -544,6 +570,9 @@ pub fn sweep_slice(
                     }
                     drop(q);
                     wake.notify_all();
+                    if done {
+                        observer.finished(index, &w.name);
+                    }
                 }
             }
         }
@@ -554,6 +583,13 @@ pub fn sweep_slice(
         }
     });
     let q = queue.into_inner().expect("queue lock");
+    // Every workload with work to do ends finished or with a problem,
+    // unless a signal stopped the sweep first.
+    let interrupted: Vec<(usize, String)> = (0..workloads.len())
+        .filter(|&i| runs(i) && !q.finished.contains_key(&i) && !q.problems.contains_key(&i))
+        .map(|i| (i, workloads[i].name.clone()))
+        .collect();
+    debug_assert!(interrupted.is_empty() || crate::signals::stop_requested());
     let (mut skipped, mut failed) = (Vec::new(), Vec::new());
     for e in q.problems.values() {
         match e.clone() {
@@ -567,6 +603,7 @@ pub fn sweep_slice(
         skipped,
         failed,
         problems: q.problems.into_iter().collect(),
+        interrupted,
         wall: start.elapsed(),
     }
 }
@@ -583,6 +620,30 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
 /// Worker threads by default: every core the OS grants us.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A real sweep of one short workload, for the other modules' unit tests
+/// (tables, plots, shard files need results to work on).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use crate::sweep::workloads::{bundled, repo_root};
+
+    /// The workload list (cfgdemo, 0.02 emulated minutes), and its sweep
+    /// over `configs` (as shard 1/1 has it, too).
+    pub fn tiny(configs: &[GfcParams]) -> (Vec<Workload>, SweepOutcome) {
+        let list: Vec<Workload> = bundled(&repo_root())
+            .into_iter()
+            .filter(|w| w.name == "cfgdemo")
+            .map(|w| Workload {
+                minutes: Some(0.02),
+                ..w
+            })
+            .collect();
+        let outcome = sweep(&list, configs, None, &ProfileSettings::default(), 1, &Quiet);
+        assert_eq!(outcome.results.len(), 1, "{:?}", outcome.failed);
+        (list, outcome)
+    }
 }
 
 #[cfg(test)]

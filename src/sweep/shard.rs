@@ -22,6 +22,19 @@
 //! builders, nesprof version) so that shards of different sweeps or builds
 //! are refused rather than mixed. Wall times are recorded but are not part
 //! of any result: only `timing.txt` and the `wall_s=` field show them.
+//!
+//! A shard file is input like any other (it may be hand-edited, damaged or
+//! hostile): [`ShardFile::read`] checks every name (workload names become
+//! file names, see [`super::workloads::check_name`]) and every number
+//! (finite, in its range, counts consistent with each other, see
+//! [`ShardFile::check`]) before anything is computed from it, so no value
+//! read back can reach a table as `NaN%` or drive a loop without bound.
+//!
+//! A shard stopped by a signal (Ctrl-C) still writes its file, with the
+//! workloads it finished and the others marked [`ShardOutcome::Interrupted`];
+//! `sweep merge` refuses such an incomplete shard (exit 2, naming the file
+//! and the missing workloads): a merge gives a single run's outputs byte for
+//! byte, or nothing. Run the shard again to complete it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -35,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use super::run::{SweepOutcome, WorkloadError, WorkloadResult};
 use super::workloads::Workload;
+use emu::input_file::shorten;
 
 /// Version of [`ShardFile`]'s shape; bumped on incompatible changes.
 pub const SHARD_FORMAT: u32 = 1;
@@ -171,6 +185,9 @@ pub enum ShardOutcome {
     /// The ROM is missing (a skip in a single run).
     Skipped(String),
     Failed(String),
+    /// A signal stopped the shard before this workload's emulation and
+    /// replays finished: the shard is incomplete, and merge refuses it.
+    Interrupted,
 }
 
 /// FNV-1a 64 of a file, hex, or why there is none.
@@ -243,6 +260,13 @@ pub fn shard_file(
             outcome: ShardOutcome::Ran(Box::new(r.clone())),
         });
     }
+    for (index, name) in &outcome.interrupted {
+        workloads.push(ShardWorkload {
+            index: *index,
+            name: name.clone(),
+            outcome: ShardOutcome::Interrupted,
+        });
+    }
     for (index, e) in &outcome.problems {
         workloads.push(ShardWorkload {
             index: *index,
@@ -299,18 +323,56 @@ impl ShardFile {
             )
         })?;
         file.check()
-            .map_err(|e| format!("{}: inconsistent shard file: {e}", path.display()))?;
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(file)
     }
 
-    /// The file's own consistency: a valid shard whose units match I/N and
+    /// The workloads a signal stopped before they finished (names, in list
+    /// order): empty for a complete shard.
+    pub fn interrupted(&self) -> Vec<&str> {
+        self.workloads
+            .iter()
+            .filter(|w| matches!(w.outcome, ShardOutcome::Interrupted))
+            .map(|w| w.name.as_str())
+            .collect()
+    }
+
+    /// The file's own validity: names usable as file names, every number
+    /// in its range ([`values`]), a valid shard whose units match I/N and
     /// whose workloads are exactly those its units touch, each ran one with
     /// exactly its slice of configurations.
-    fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         let s = self.shard;
         if s.index == 0 || s.index > s.count || s.count > MAX_SHARDS {
-            return Err(format!("shard {s} is not I/N with 1 <= I <= N"));
+            return Err(format!(
+                "inconsistent shard file: shard {s} is not I/N with 1 <= I <= N <= {MAX_SHARDS}"
+            ));
         }
+        super::workloads::check_names(self.sweep.workloads.iter().map(|w| w.name.as_str()))
+            .map_err(|(i, problem)| format!("field sweep.workloads[{i}].name: {problem}"))?;
+        values::identity(&self.sweep)?;
+        if !(1..=values::MAX_THREADS).contains(&self.threads) {
+            return Err(format!(
+                "field threads: {} is not a thread count in [1, {}]",
+                self.threads,
+                values::MAX_THREADS
+            ));
+        }
+        values::wall("wall", self.wall)?;
+        self.check_layout()
+            .map_err(|e| format!("inconsistent shard file: {e}"))?;
+        for x in &self.workloads {
+            if let ShardOutcome::Ran(r) = &x.outcome {
+                values::result(r).map_err(|e| format!("workload {:?}: {e}", shorten(&x.name)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Units, workloads and configuration slices as shard I/N of this
+    /// sweep has them.
+    fn check_layout(&self) -> Result<(), String> {
+        let s = self.shard;
         let (w, c) = (self.sweep.workloads.len(), self.sweep.configs.len());
         if self.units != s.units(w * c) {
             return Err(format!(
@@ -331,17 +393,25 @@ impl ShardFile {
             let id = &self.sweep.workloads[x.index];
             if x.name != id.name {
                 return Err(format!(
-                    "workload {} is named {:?} in the list",
-                    x.name, id.name
+                    "workload {:?} is named {:?} in the list",
+                    shorten(&x.name),
+                    shorten(&id.name)
                 ));
             }
             if let ShardOutcome::Ran(r) = &x.outcome {
+                if r.name != x.name {
+                    return Err(format!(
+                        "the results of workload {:?} are named {:?}",
+                        shorten(&x.name),
+                        shorten(&r.name)
+                    ));
+                }
                 let want = &self.sweep.configs[slices[x.index].clone()];
                 let got: Vec<GfcParams> = r.configs.iter().map(|c| c.params).collect();
                 if got != want {
                     return Err(format!(
-                        "workload {}: {} configuration results, not its slice of {}",
-                        x.name,
+                        "workload {:?}: {} configuration results, not its slice of {}",
+                        shorten(&x.name),
                         got.len(),
                         want.len()
                     ));
@@ -352,10 +422,259 @@ impl ShardFile {
     }
 }
 
+/// The checks of every number a shard file holds ([`ShardFile::check`]):
+/// finite, in the range the sweep can produce, and consistent with the
+/// counts it derives from. Each error names the field (and the value,
+/// printed with `{:?}` so that `1e308` stays short).
+mod values {
+    use std::time::Duration;
+
+    use gfc::Metrics;
+
+    use super::{SweepIdentity, WorkloadResult};
+
+    /// `--minutes` and a workload's `minutes`: above 0, at most this.
+    const MAX_MINUTES: f64 = crate::options::MAX_MINUTES;
+    /// `--interval-ms`, as `crate::options::interval_ms` accepts it.
+    const INTERVAL_MS: (f64, f64) = (0.01, 60_000.0);
+    /// `--batch`, as `crate::options::batch` accepts it.
+    const BATCH: (usize, usize) = (1, 10_000);
+    /// `--jobs`, as `crate::options::jobs` accepts it: a shard's threads.
+    pub const MAX_THREADS: usize = 256;
+    /// The longest wall time believed: about 31.7 years, far beyond any
+    /// sweep (27 000 emulated minutes run in hours), and small enough that
+    /// the sum over [`super::MAX_SHARDS`] shards stays exact in a
+    /// `Duration` and in an `f64` of seconds.
+    pub const MAX_WALL_SECS: u64 = 1_000_000_000;
+    /// Slack for values computed in floating point: `overlap` sums many
+    /// small ratios and may end a few ulps above 1, a ratio recomputed from
+    /// its counts may differ in the last bit.
+    const SLACK: f64 = 1e-9;
+
+    /// `value` is finite and within `[lo, hi]` (with [`SLACK`] above).
+    pub fn in_range(field: &str, value: f64, (lo, hi): (f64, f64)) -> Result<(), String> {
+        if value.is_finite() && value >= lo && value <= hi + SLACK * hi.abs().max(1.0) {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {field}: {value:?} is not a number in [{lo}, {hi}]"
+            ))
+        }
+    }
+
+    fn minutes(field: &str, m: f64) -> Result<(), String> {
+        if m.is_finite() && m > 0.0 && m <= MAX_MINUTES {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {field}: {m:?} is not a number of minutes above 0, at most {MAX_MINUTES}"
+            ))
+        }
+    }
+
+    pub fn wall(field: &str, d: Duration) -> Result<(), String> {
+        if d.as_secs() <= MAX_WALL_SECS {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {field}: {} s is not a wall time (at most {MAX_WALL_SECS} s)",
+                d.as_secs()
+            ))
+        }
+    }
+
+    /// `small <= large`, for counts where one is a subset of the other.
+    fn at_most(small: (&str, u64), large: (&str, u64)) -> Result<(), String> {
+        if small.1 <= large.1 {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {}: {} is more than {} ({})",
+                small.0, small.1, large.0, large.1
+            ))
+        }
+    }
+
+    fn equal(field: &str, value: u64, what: &str, expected: u64) -> Result<(), String> {
+        if value == expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {field}: {value}, but the workload's {what} is {expected}"
+            ))
+        }
+    }
+
+    /// `value` is `num / den` (0 when `den` is 0), as the metric defines it.
+    fn ratio_of(field: &str, value: f64, num: (&str, u64), den: (&str, u64)) -> Result<(), String> {
+        // As gfc's metrics compute it.
+        let expected = if den.1 > 0 {
+            num.1 as f64 / den.1 as f64
+        } else {
+            0.0
+        };
+        if (value - expected).abs() <= SLACK {
+            Ok(())
+        } else {
+            Err(format!(
+                "field {field}: {value:?}, but {} / {} = {} / {}",
+                num.0, den.0, num.1, den.1
+            ))
+        }
+    }
+
+    /// The sweep's settings, lengths and configurations.
+    pub fn identity(s: &SweepIdentity) -> Result<(), String> {
+        if let Some(m) = s.minutes {
+            minutes("sweep.minutes", m)?;
+        }
+        for (i, w) in s.workloads.iter().enumerate() {
+            if let Some(m) = w.minutes {
+                minutes(&format!("sweep.workloads[{i}].minutes"), m)?;
+            }
+        }
+        in_range("sweep.interval_ms", s.interval_ms, INTERVAL_MS)?;
+        if !(BATCH.0..=BATCH.1).contains(&s.batch) {
+            return Err(format!(
+                "field sweep.batch: {} is not a batch length in [{}, {}]",
+                s.batch, BATCH.0, BATCH.1
+            ));
+        }
+        // A sweep replays grid configurations in id order, each once.
+        let mut last = None;
+        for (k, p) in s.configs.iter().enumerate() {
+            let Some(id) = p.id() else {
+                return Err(format!(
+                    "field sweep.configs[{k}]: {p} is not a configuration of the grid"
+                ));
+            };
+            if last.is_some_and(|l| id <= l) {
+                return Err(format!(
+                    "field sweep.configs[{k}]: {p} is out of id order or repeated"
+                ));
+            }
+            last = Some(id);
+        }
+        Ok(())
+    }
+
+    /// One workload's results: its counts, every configuration's metrics
+    /// and the trace builder's, the wall times, the CFG records.
+    pub fn result(r: &WorkloadResult) -> Result<(), String> {
+        at_most(
+            ("sampled_instructions", r.sampled_instructions),
+            ("executed_instructions", r.executed_instructions),
+        )?;
+        // H90 is a prefix of H99 (edges by count), H99 part of the truth.
+        at_most(
+            ("edges_h90", r.edges_h90 as u64),
+            ("edges_h99", r.edges_h99 as u64),
+        )?;
+        at_most(
+            ("edges_h99", r.edges_h99 as u64),
+            ("truth_edges", r.truth_edges as u64),
+        )?;
+        at_most(
+            ("frames", r.frames),
+            ("the most frames a run has", crate::options::MAX_FRAMES),
+        )?;
+        in_range("top_edge_pct", r.top_edge_pct, (0.0, 100.0))?;
+        wall("emulate_wall", r.emulate_wall)?;
+        for (k, c) in r.configs.iter().enumerate() {
+            let at = |e: String| format!("configs[{k}] {}: {e}", c.params);
+            metrics(r, &c.metrics).map_err(at)?;
+            // A bin is made from a window of sampled instructions.
+            at_most(
+                ("bins", c.bins as u64),
+                ("sampled_instructions", r.sampled_instructions),
+            )
+            .map_err(at)?;
+            wall("replay", c.replay).map_err(at)?;
+        }
+        metrics(r, &r.trace.metrics).map_err(|e| format!("trace: {e}"))?;
+        wall("trace.replay", r.trace.replay)?;
+        for (field, record) in [
+            ("h90_record", &r.h90_record),
+            ("best_record", &r.best_record),
+            ("trace_record", &r.trace_record),
+        ] {
+            record
+                .validate()
+                .map_err(|e| format!("field {field}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// One builder's metrics on workload `r` (see `gfc::Metrics`).
+    fn metrics(r: &WorkloadResult, m: &Metrics) -> Result<(), String> {
+        for (field, v) in [
+            ("similarity", m.similarity),
+            ("precision", m.precision),
+            ("f1", m.f1),
+            ("weighted", m.weighted),
+            ("overlap", m.overlap),
+            ("similarity99", m.similarity99),
+            ("hot_precision", m.hot_precision),
+        ] {
+            in_range(field, v, (0.0, 1.0))?;
+        }
+        in_range("sampled_pct", m.sampled_pct, (0.0, 100.0))?;
+        let pct = r.sampled_pct();
+        if (m.sampled_pct - pct).abs() > SLACK * pct.max(1.0) {
+            return Err(format!(
+                "field sampled_pct: {:?}, but the workload sampled {:?} %",
+                m.sampled_pct, pct
+            ));
+        }
+        // Every builder is scored against the workload's own truth.
+        equal(
+            "edges_h",
+            m.edges_h as u64,
+            "truth_edges",
+            r.truth_edges as u64,
+        )?;
+        equal(
+            "edges_h90",
+            m.edges_h90 as u64,
+            "edges_h90",
+            r.edges_h90 as u64,
+        )?;
+        equal(
+            "edges_h99",
+            m.edges_h99 as u64,
+            "edges_h99",
+            r.edges_h99 as u64,
+        )?;
+        let count = |name, v: usize| (name, v as u64);
+        at_most(count("common_h", m.common_h), count("edges_g", m.edges_g))?;
+        at_most(count("common_h", m.common_h), count("edges_h", m.edges_h))?;
+        at_most(
+            count("common_h90", m.common_h90),
+            count("edges_g", m.edges_g),
+        )?;
+        at_most(
+            count("common_h90", m.common_h90),
+            count("edges_h90", m.edges_h90),
+        )?;
+        ratio_of(
+            "similarity",
+            m.similarity,
+            count("common_h90", m.common_h90),
+            count("edges_h90", m.edges_h90),
+        )?;
+        ratio_of(
+            "precision",
+            m.precision,
+            count("common_h", m.common_h),
+            count("edges_g", m.edges_g),
+        )
+    }
+}
+
 /// The shard files named by `paths`: a directory stands for every
 /// `shard-I-of-N.ron` in it (so shards may share one directory), a file
 /// for itself.
-pub fn read_all(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, String> {
+pub fn find(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -383,10 +702,7 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardFile)>, String> 
             return Err(format!("{}: no such directory or file", p.display()));
         }
     }
-    files
-        .into_iter()
-        .map(|f| ShardFile::read(&f).map(|s| (f, s)))
-        .collect()
+    Ok(files)
 }
 
 /// `shard-I-of-N.ron` with I and N decimal.
@@ -419,6 +735,20 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
     let n = first.shard.count;
     let mut by_index: BTreeMap<usize, (&PathBuf, &ShardFile)> = BTreeMap::new();
     for (path, f) in files {
+        let missing = f.interrupted();
+        if !missing.is_empty() {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|m| format!("{:?}", shorten(m)))
+                .collect();
+            return Err(format!(
+                "{}: incomplete shard {}: interrupted before workload(s) {} finished; run `nesprof sweep --shard {}` again to complete it",
+                path.display(),
+                f.shard,
+                list_some(&names),
+                f.shard
+            ));
+        }
         if f.shard.count != n {
             return Err(format!(
                 "{} is shard {} but {} is shard {}: not from the same split",
@@ -449,16 +779,7 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
         .map(|i| i.to_string())
         .collect();
     if !missing.is_empty() {
-        let shown = if missing.len() > 10 {
-            format!(
-                "{}, ... ({} in all)",
-                missing[..10].join(", "),
-                missing.len()
-            )
-        } else {
-            missing.join(", ")
-        };
-        return Err(format!("missing shard(s) {shown} of {n}"));
+        return Err(format!("missing shard(s) {} of {n}", list_some(&missing)));
     }
 
     let sweep = &first.sweep;
@@ -476,6 +797,7 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
         failed: Vec::new(),
         ran: Vec::new(),
         problems: Vec::new(),
+        interrupted: Vec::new(),
         wall: Duration::ZERO,
     };
     for (index, parts) in parts.iter().enumerate() {
@@ -484,6 +806,7 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
             continue;
         };
         match first_part {
+            ShardOutcome::Interrupted => unreachable!("incomplete shards are refused above"),
             ShardOutcome::Ran(base) => {
                 let mut configs = Vec::with_capacity(sweep.configs.len());
                 for &(i, part) in parts {
@@ -529,18 +852,34 @@ pub fn merge(files: &[(PathBuf, ShardFile)]) -> Result<Merged, String> {
     }
     let walls = by_index.values().map(|(_, f)| f.wall);
     outcome.wall = walls.clone().max().unwrap_or_default();
+    // Each wall time is at most `values::MAX_WALL_SECS` and each thread
+    // count at most 256 (checked on reading), so over at most MAX_SHARDS
+    // shards neither sum can overflow; saturating all the same.
+    let total_wall = walls.fold(Duration::ZERO, Duration::saturating_add);
     Ok(Merged {
         outcome,
         configs: sweep.configs.len(),
         shards: n,
-        total_wall: walls.sum(),
-        threads: by_index.values().map(|(_, f)| f.threads).sum(),
+        total_wall,
+        threads: by_index
+            .values()
+            .fold(0usize, |t, (_, f)| t.saturating_add(f.threads)),
     })
+}
+
+/// "a, b, c" for up to ten items, else the first ten and the count.
+fn list_some(items: &[String]) -> String {
+    if items.len() > 10 {
+        format!("{}, ... ({} in all)", items[..10].join(", "), items.len())
+    } else {
+        items.join(", ")
+    }
 }
 
 fn problem_text(p: &ShardOutcome) -> &str {
     match p {
         ShardOutcome::Ran(_) => "",
+        ShardOutcome::Interrupted => "interrupted",
         ShardOutcome::Skipped(m) | ShardOutcome::Failed(m) => m,
     }
 }
@@ -689,6 +1028,148 @@ mod tests {
             })
             .sum();
         assert!(emulations < w + n, "{emulations}");
+    }
+
+    /// A real shard file passes its checks, also read back from its text;
+    /// every absurd or inconsistent value in it is refused, naming the
+    /// field (the rest of the file as written).
+    #[test]
+    fn absurd_values_are_refused_naming_the_field() {
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(29).collect();
+        let shard = Shard { index: 1, count: 1 };
+        let (list, outcome) = super::super::run::testing::tiny(&configs);
+        let settings = ProfileSettings::default();
+        let file = shard_file(
+            shard,
+            identity(&list, None, &settings, &configs),
+            &outcome,
+            1,
+        );
+        file.check().unwrap();
+        let dir = std::env::temp_dir().join(format!("nesprof-shard-values-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(shard.file_name());
+        std::fs::write(&path, file.to_ron()).unwrap();
+        ShardFile::read(&path).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+
+        type Edit = fn(&mut ShardFile);
+        fn ran(f: &mut ShardFile) -> &mut WorkloadResult {
+            match &mut f.workloads[0].outcome {
+                ShardOutcome::Ran(r) => r,
+                _ => panic!("cfgdemo ran"),
+            }
+        }
+        let cases: [(&str, Edit); 22] = [
+            ("field similarity: inf", |f| {
+                ran(f).configs[0].metrics.similarity = f64::INFINITY
+            }),
+            ("field similarity: NaN", |f| {
+                ran(f).configs[1].metrics.similarity = f64::NAN
+            }),
+            ("field similarity: 1e308", |f| {
+                ran(f).configs[0].metrics.similarity = 1e308
+            }),
+            ("field precision: -0.5", |f| {
+                ran(f).configs[0].metrics.precision = -0.5
+            }),
+            ("field overlap: 1e50", |f| {
+                ran(f).configs[2].metrics.overlap = 1e50
+            }),
+            ("field similarity99: -inf", |f| {
+                ran(f).configs[0].metrics.similarity99 = f64::NEG_INFINITY
+            }),
+            ("trace: field weighted: NaN", |f| {
+                ran(f).trace.metrics.weighted = f64::NAN
+            }),
+            ("field sampled_pct: 1e50", |f| {
+                ran(f).configs[0].metrics.sampled_pct = 1e50
+            }),
+            ("field top_edge_pct: 100.5", |f| ran(f).top_edge_pct = 100.5),
+            ("field sampled_instructions", |f| {
+                let r = ran(f);
+                r.sampled_instructions = r.executed_instructions + 1;
+            }),
+            ("field edges_h99", |f| {
+                ran(f).edges_h99 = ran(f).truth_edges + 1
+            }),
+            ("field edges_h90", |f| {
+                ran(f).configs[0].metrics.edges_h90 += 1
+            }),
+            ("field common_h90", |f| {
+                let m = &mut ran(f).configs[0].metrics;
+                m.common_h90 = m.edges_g + 1;
+            }),
+            ("field similarity", |f| {
+                let m = &mut ran(f).configs[0].metrics;
+                m.similarity = if m.similarity > 0.5 { 0.25 } else { 0.75 };
+            }),
+            ("field bins", |f| ran(f).configs[0].bins = usize::MAX),
+            ("field frames", |f| ran(f).frames = u64::MAX),
+            ("field emulate_wall", |f| {
+                ran(f).emulate_wall = Duration::MAX
+            }),
+            ("field wall", |f| f.wall = Duration::from_secs(u64::MAX)),
+            ("field threads: 0", |f| f.threads = 0),
+            ("field sweep.interval_ms: NaN", |f| {
+                f.sweep.interval_ms = f64::NAN
+            }),
+            ("field sweep.workloads[0].minutes: inf", |f| {
+                f.sweep.workloads[0].minutes = Some(f64::INFINITY)
+            }),
+            ("field sweep.configs[1]", |f| {
+                f.sweep.configs[1] = f.sweep.configs[0]
+            }),
+        ];
+        for (expected, edit) in cases {
+            let mut bad = file.clone();
+            edit(&mut bad);
+            let e = bad.check().expect_err(expected);
+            assert!(e.contains(expected), "wanted {expected:?} in {e}");
+            assert!(!e.contains('\n') && e.len() < 300, "{e}");
+        }
+        // Names: checked like a workloads file's.
+        let mut bad = file.clone();
+        for name in ["../../x", "/abs/x", "a\u{7}", ".x"] {
+            bad.sweep.workloads[0].name = name.into();
+            bad.workloads[0].name = name.into();
+            ran(&mut bad).name = name.into();
+            let e = bad.check().unwrap_err();
+            assert!(
+                e.starts_with("field sweep.workloads[0].name: workload name"),
+                "{e}"
+            );
+        }
+    }
+
+    /// A shard stopped by a signal says which workloads are missing, and
+    /// merge refuses it.
+    #[test]
+    fn an_interrupted_shard_is_refused_by_merge() {
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(72).collect();
+        let shard = Shard { index: 1, count: 1 };
+        let (list, mut outcome) = super::super::run::testing::tiny(&configs);
+        outcome.interrupted.push((0, list[0].name.clone()));
+        outcome.results.clear();
+        outcome.ran.clear();
+        let settings = ProfileSettings::default();
+        let file = shard_file(
+            shard,
+            identity(&list, None, &settings, &configs),
+            &outcome,
+            1,
+        );
+        file.check().unwrap();
+        assert_eq!(file.interrupted(), ["cfgdemo"]);
+        let again: ShardFile = ron::from_str(&file.to_ron()).unwrap();
+        assert_eq!(again.interrupted(), ["cfgdemo"]);
+        let e = merge(&[(PathBuf::from("s.ron"), again)]).err().unwrap();
+        assert!(
+            e.starts_with(
+                "s.ron: incomplete shard 1/1: interrupted before workload(s) \"cfgdemo\""
+            ),
+            "{e}"
+        );
     }
 
     #[test]

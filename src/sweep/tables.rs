@@ -38,8 +38,12 @@ impl Table {
         }
     }
 
+    /// A row; each cell's `|` is escaped (`\|`), so a workload name
+    /// holding one stays in its column (names cannot hold a newline, see
+    /// `workloads::check_name`).
     fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows
+            .push(cells.into_iter().map(|c| c.replace('|', "\\|")).collect());
     }
 
     /// Columns padded to equal width so the table also reads as plain text.
@@ -546,11 +550,25 @@ fn group_table(results: &[WorkloadResult]) -> String {
 }
 
 /// Every table, with headings and a legend: what `sweep` prints and writes
-/// to `tables.md`.
-pub fn report(results: &[WorkloadResult]) -> String {
+/// to `tables.md`. `interrupted`: the workloads a signal stopped before
+/// they finished (not in `results`), named in a note at the top.
+pub fn report(results: &[WorkloadResult], interrupted: &[&str]) -> String {
     let means = config_means(results);
     let mut out = String::new();
     let _ = writeln!(out, "# nesprof sweep\n");
+    if !interrupted.is_empty() {
+        let names: Vec<String> = interrupted
+            .iter()
+            .map(|n| format!("`{}`", n.replace('`', "'")))
+            .collect();
+        let _ = writeln!(
+            out,
+            "**Interrupted**: a signal stopped this sweep before {} of its workloads finished; \
+             they are not in these tables: {}.\n",
+            interrupted.len(),
+            names.join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "similarity = |E(G) ∩ E(H90)| / |E(H90)| (the thesis' metric); precision, weighted, \
@@ -598,4 +616,47 @@ pub fn report(results: &[WorkloadResult]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `|` in a workload name stays in its cell: every row of a table
+    /// has as many unescaped column separators as its header. An
+    /// interrupted sweep says so, naming what is missing.
+    #[test]
+    fn odd_names_keep_the_tables_whole_and_interruptions_are_noted() {
+        let configs: Vec<GfcParams> = GfcParams::grid().step_by(5).collect();
+        let (_, outcome) = crate::sweep::run::testing::tiny(&configs);
+        let mut r = outcome.results[0].clone();
+        r.name = "Pac-Man | (J) `v1`".into();
+        let text = report(&[r], &["later", "never"]);
+        assert!(text.contains(
+            "**Interrupted**: a signal stopped this sweep before 2 of its workloads finished; \
+             they are not in these tables: `later`, `never`."
+        ));
+        let separators = |line: &str| line.replace("\\|", "").matches('|').count();
+        let mut tables = 0;
+        let mut header = None;
+        for line in text.lines() {
+            if !line.starts_with('|') {
+                header = None;
+                continue;
+            }
+            let n = separators(line);
+            match header {
+                None => {
+                    header = Some(n);
+                    tables += 1;
+                }
+                Some(h) => assert_eq!(n, h, "{line}"),
+            }
+            if line.contains("Pac-Man") {
+                assert!(line.contains("Pac-Man \\| (J) `v1`"), "{line}");
+            }
+        }
+        assert!(tables >= 6, "{tables} tables");
+        assert!(!report(&outcome.results, &[]).contains("Interrupted"));
+    }
 }

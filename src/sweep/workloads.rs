@@ -11,7 +11,9 @@
 //! )
 //! ```
 //!
-//! - `name`: unique, non-empty; names the workload in tables, CSV and plots.
+//! - `name`: unique, non-empty; names the workload in tables, CSV and plots,
+//!   and is also the stem of its output files (`cfg/<name>.h90.ron`, ...),
+//!   so it must be usable as one file name as it is: see [`check_name`].
 //! - `rom`, `movie`: paths. A relative path is relative to the directory of
 //!   the workloads file (not the current directory), so the file works from
 //!   anywhere. A leading `${ROMS}` is the shared third-party ROM directory
@@ -43,6 +45,132 @@ pub const BUNDLED: [&str; 8] = [
 
 /// The variable a path may start with, for the shared ROM directory.
 pub const ROMS_VAR: &str = "${ROMS}";
+
+/// The longest workload name, in bytes. A name is the stem of the sweep's
+/// longest output file name, `<name>.hot_thesis_best.ron` (20 bytes more),
+/// which is staged first as `.<file>.<pid>.tmp` (at most 16 bytes more:
+/// see `crate::atomic`); file systems allow 255 bytes in one name (ext4,
+/// XFS, btrfs, APFS; NTFS 255 UTF-16 units). 200 + 20 + 16 = 236 leaves
+/// room to spare, and 200 bytes is still 50 to 200 characters, more than a
+/// table column wants.
+pub const MAX_NAME_BYTES: usize = 200;
+
+/// The suffixes of a workload's CFG records in the sweep's `cfg/`
+/// directory: `cfg/<name>.<suffix>.ron`. None is a suffix of another, so
+/// two different names never give one file name (`a.h90` + `.hot_trace`
+/// cannot equal `b` + `.h90`: the ends differ).
+pub const RECORD_SUFFIXES: [&str; 3] = ["h90", "hot_thesis_best", "hot_trace"];
+
+/// The output file, relative to the sweep's output directory, of workload
+/// `name`'s CFG record with `suffix` (one of [`RECORD_SUFFIXES`]). `name`
+/// must have passed [`check_name`] (as `sweep`'s `publish` checks): then
+/// this is one plain file in `cfg/`.
+pub fn record_file(name: &str, suffix: &str) -> String {
+    format!("cfg/{name}.{suffix}.ron")
+}
+
+/// Whether `name` can be a workload name. A name comes from input data (a
+/// workloads file, a shard file, a ROM's file name) and names output files
+/// (see [`record_file`]), so it is never trusted as a path: it is refused,
+/// rather than quietly changed, when it is not one plain file name as it
+/// stands, so that the files a user finds are called what they wrote.
+/// Refused: an empty name; more than [`MAX_NAME_BYTES`] bytes; a path
+/// separator (`/`, or `\`, Windows' one); a leading dot (hidden files,
+/// `.` and `..` themselves, and the sweep's own temporaries all start
+/// so; with no separator and no leading dot, a `..` inside a name is
+/// harmless); a control character (a newline or an escape sequence would
+/// also break the one-line messages and the tables that show the name).
+/// The problem is said without the name, which the caller quotes.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("must not be empty".into());
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "is {} bytes long, at most {MAX_NAME_BYTES} (it names the files cfg/<name>.*.ron, \
+             and a file name has at most 255 bytes)",
+            name.len()
+        ));
+    }
+    if name.contains(['/', '\\']) {
+        return Err(
+            "contains a path separator (/ or \\): a workload name names files in cfg/, \
+             it is never a path"
+                .into(),
+        );
+    }
+    if name.starts_with('.') {
+        return Err("starts with a dot (it names the files cfg/<name>.*.ron, which must not be hidden, . or ..)".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!("contains the control character {c:?}"));
+    }
+    Ok(())
+}
+
+/// The key under which two names give the same files on a case-insensitive
+/// file system (macOS's and Windows' defaults): `Maze` and `maze` would
+/// write `cfg/maze.h90.ron` twice, one workload's records lost.
+/// (Unicode normalisation, which makes APFS treat a precomposed `é` and
+/// `e` + accent as one name, is not folded: that needs tables this crate
+/// does not carry.)
+fn file_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// Checks a whole list of names: each with [`check_name`], and no two that
+/// give the same files ([`file_key`]). On a problem: the index of the
+/// offending name (the second of a pair) and the problem, quoting the
+/// names.
+pub fn check_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), (usize, String)> {
+    let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    for (i, name) in names.into_iter().enumerate() {
+        check_name(name).map_err(|p| (i, format!("workload name {:?} {p}", shorten(name))))?;
+        if let Some(earlier) = seen.insert(file_key(name), name) {
+            let problem = if earlier == name {
+                format!("workload {:?} is listed twice", shorten(name))
+            } else {
+                format!(
+                    "workloads {:?} and {:?} would write the same files on a case-insensitive \
+                     file system (cfg/{}.*.ron): rename one",
+                    shorten(earlier),
+                    shorten(name),
+                    shorten(name)
+                )
+            };
+            return Err((i, problem));
+        }
+    }
+    Ok(())
+}
+
+/// The workload name for a ROM given on the command line: its file stem,
+/// made into a name [`check_name`] accepts, since the user chose a file,
+/// not a name (a stem may be long, or start with a dot, or hold control
+/// characters on Unix): control characters become `_`, leading dots are
+/// dropped, and the rest is cut to [`MAX_NAME_BYTES`] at a character
+/// boundary; `rom` if nothing is left. A stem has no separator.
+pub fn name_from_rom(rom: &Path) -> String {
+    let stem = rom
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cleaned: String = stem
+        .trim_start_matches('.')
+        .chars()
+        .map(|c| if c.is_control() || c == '\\' { '_' } else { c })
+        .collect();
+    let mut end = cleaned.len().min(MAX_NAME_BYTES);
+    while !cleaned.is_char_boundary(end) {
+        end -= 1;
+    }
+    let name = &cleaned[..end];
+    if check_name(name).is_ok() {
+        name.to_string()
+    } else {
+        "rom".into()
+    }
+}
 
 /// One workload, paths resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,19 +314,23 @@ pub fn parse(
         line: line_of_name(text, name, occurrence),
         problem,
     };
+    // Names first, all of them, before any path is looked at: a name that
+    // cannot be a file name is refused here, before the sweep runs, not
+    // when its outputs are written.
+    if let Err((i, problem)) = check_names(shape.workloads.iter().map(|e| e.name.as_str())) {
+        let name = &shape.workloads[i].name;
+        let occurrence = shape.workloads[..i]
+            .iter()
+            .filter(|e| e.name == *name)
+            .count();
+        return Err(entry_error(
+            name,
+            occurrence,
+            format!("field name: {problem}"),
+        ));
+    }
     let mut out: Vec<Workload> = Vec::with_capacity(shape.workloads.len());
     for entry in shape.workloads {
-        let seen = out.iter().filter(|w| w.name == entry.name).count();
-        if seen > 0 {
-            return Err(entry_error(
-                &entry.name,
-                seen,
-                format!(
-                    "field name: workload {:?} is listed twice",
-                    shorten(&entry.name)
-                ),
-            ));
-        }
         let resolve = |field: &str, p: &str| {
             resolve_path(p, base, roms)
                 .map_err(|problem| entry_error(&entry.name, 0, format!("field {field}: {problem}")))
@@ -364,6 +496,101 @@ mod tests {
 
         assert_eq!(err("(workloads: [])"), "w.ron: the workloads list is empty");
         assert!(err("(workloads: [").starts_with("w.ron:1:"));
+    }
+
+    /// Names from a workloads file are refused, with the line, when they
+    /// cannot be one plain file name in cfg/ as they stand.
+    #[test]
+    fn names_that_are_not_file_names_are_refused() {
+        let entry = |name: &str| format!("(workloads: [\n (name: {name:?}, rom: \"a.nes\"),\n])");
+        for (name, problem) in [
+            ("../../../X", "path separator"),
+            ("/abs/x", "path separator"),
+            ("a\\b", "path separator"),
+            ("..", "starts with a dot"),
+            (".hidden", "starts with a dot"),
+            ("a\u{1b}[2Jb", "control character"),
+            ("tab\there", "control character"),
+            ("line\nbreak", "control character"),
+            (&"x".repeat(MAX_NAME_BYTES + 1), "bytes long"),
+            (&"é".repeat(MAX_NAME_BYTES / 2 + 1), "bytes long"),
+        ] {
+            let e = err(&entry(name));
+            assert!(e.starts_with("w.ron:2: field name: "), "{name:?}: {e}");
+            assert!(e.contains(problem), "{name:?}: {e}");
+            assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e:?}");
+            assert!(e.chars().count() < 300, "{e}");
+        }
+        // What is allowed: spaces, punctuation, other scripts, a `..`
+        // inside, the longest name.
+        for name in [
+            "Super Mario Bros.",
+            "a..b",
+            "Pac-Man (J) | v1.1",
+            "ドラゴンクエスト",
+            &"x".repeat(MAX_NAME_BYTES),
+        ] {
+            let w = parse_str(&entry(name)).unwrap();
+            assert_eq!(w[0].name, name);
+        }
+    }
+
+    /// Two names that would write the same files are refused, also when
+    /// they differ only in case (one file on macOS or Windows).
+    #[test]
+    fn names_sharing_files_are_refused() {
+        let e = err("(workloads: [\n (name: \"Maze\", rom: \"a.nes\"),\n (name: \"maze\", rom: \"b.nes\"),\n])");
+        assert!(e.starts_with("w.ron:3: field name: "), "{e}");
+        assert!(
+            e.contains("\"Maze\" and \"maze\"") && e.contains("case-insensitive"),
+            "{e}"
+        );
+        assert_eq!(
+            check_names(["a", "b", "A"]).unwrap_err().0,
+            2,
+            "the second of the pair"
+        );
+        assert!(check_names(["a", "b", "a.h90", "hot_trace"]).is_ok());
+    }
+
+    /// Every suffix pair gives different files for different names, so
+    /// checking names alone is enough (see RECORD_SUFFIXES).
+    #[test]
+    fn record_files_of_different_names_differ() {
+        let names = ["a", "a.h90", "a.hot_trace", "a.hot_thesis_best", "b"];
+        let mut files = std::collections::HashSet::new();
+        for n in names {
+            for s in RECORD_SUFFIXES {
+                let f = record_file(n, s);
+                assert!(f.starts_with("cfg/") && !f[4..].contains('/'), "{f}");
+                assert!(files.insert(f.clone()), "{f} twice");
+            }
+        }
+        let longest = record_file(&"x".repeat(MAX_NAME_BYTES), "hot_thesis_best");
+        // Its temporary, `.NAME.PID.tmp`, with a 10-digit pid.
+        assert!(longest.len() - 4 + 16 <= 255);
+    }
+
+    /// A ROM given on the command line names its workload after its file,
+    /// made into a valid name.
+    #[test]
+    fn a_rom_file_gives_a_valid_name() {
+        for (path, name) in [
+            ("/x/maze.nes", "maze".to_string()),
+            ("/x/.hidden.nes", "hidden".to_string()),
+            ("/x/...", "rom".to_string()),
+            ("/x/a\u{1b}b.nes", "a_b".to_string()),
+            ("/x/a\\b.nes", "a_b".to_string()),
+            ("/", "rom".to_string()),
+        ] {
+            assert_eq!(name_from_rom(Path::new(path)), name, "{path:?}");
+        }
+        let long = format!("/x/{}.nes", "é".repeat(200));
+        let name = name_from_rom(Path::new(&long));
+        assert!(
+            check_name(&name).is_ok() && name.len() >= MAX_NAME_BYTES - 1,
+            "{name}"
+        );
     }
 
     #[test]
