@@ -26,8 +26,20 @@
 //! forever is reported as a hang instead of stalling the campaign (the stuck
 //! worker is abandoned). Besides panics and hangs, the oracle checks the
 //! error contract — a rejected input gets a one-line message of bounded
-//! length — for FM2 that a parsed movie writes back to the same movie, and
-//! for a workloads list that its names give safe, distinct output files.
+//! length — and what an accepted input may cost or claim:
+//! - FM2: a parsed movie writes back to the same movie;
+//! - workloads lists: the names give safe, distinct output files;
+//! - CFG records (issue 42): the DOT of an accepted record is bounded by
+//!   its instructions and edges (a long instruction text repeated per
+//!   block would not be);
+//! - sample streams (issue 42): an accepted stream is self-consistent
+//!   (every batch of the header's N instructions, the trailer's counts the
+//!   body's, sampled no more than executed), the batch-at-a-time reader
+//!   gives what the whole-file parser gives, and both builders replay it;
+//! - symbols (issue 42): every name is at most `MAX_LABEL_CHARS` printable
+//!   characters, and the views that repeat names (a DOT of a fixed graph,
+//!   the hot-block table) stay within a bound that does not grow with the
+//!   input. The time budget bounds the work.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -125,9 +137,14 @@ impl Target {
                 }
                 Err(e) => Some(e.to_string()),
             },
-            Target::Cfg => profiler::cfg_file::CfgFile::parse(&text(), Path::new("fuzz.ron"))
-                .err()
-                .map(|e| e.to_string()),
+            Target::Cfg => match profiler::cfg_file::CfgFile::parse(&text(), Path::new("fuzz.ron"))
+            {
+                Ok(record) => {
+                    record_dot_bounded(&record)?;
+                    None
+                }
+                Err(e) => Some(e.to_string()),
+            },
             Target::Workloads => match crate::sweep::workloads::parse(
                 &text(),
                 Path::new("fuzz.ron"),
@@ -140,9 +157,13 @@ impl Target {
                 }
                 Err(e) => Some(e.to_string()),
             },
-            Target::Stream => profiler::stream::parse(input, Path::new("fuzz.bin"))
-                .err()
-                .map(|e| e.to_string()),
+            Target::Stream => match profiler::stream::parse(input, Path::new("fuzz.bin")) {
+                Ok(stream) => {
+                    stream_consistent(&stream, input)?;
+                    None
+                }
+                Err(e) => Some(e.to_string()),
+            },
             Target::Symbols => {
                 let mut first_error = None;
                 for (name, prg_len) in [
@@ -154,14 +175,7 @@ impl Target {
                 ] {
                     let mut symbols = profiler::symbols::Symbols::new(prg_len);
                     match symbols.load_text(&text(), Path::new(name)) {
-                        Ok(_) => {
-                            for code in
-                                [0x0000, 0x0600, 0x6000, 0x8000, 0xFFFA, 0x1_8000, 0xFFF_FFFF]
-                            {
-                                let _ = symbols.describe(code);
-                                let _ = symbols.describe_global(code);
-                            }
-                        }
+                        Ok(_) => symbols_bounded(&symbols)?,
                         Err(e) => {
                             first_error.get_or_insert(e.to_string());
                         }
@@ -217,6 +231,177 @@ fn workload_files_are_safe(list: &[crate::sweep::Workload]) -> Result<(), String
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// Instructions per block of [`fixed_graph`].
+const FIXED_BLOCK: u32 = 16;
+
+/// A graph with blocks where labels usually are (PRG ROM at $8000 and
+/// $C000 and in a bank, RAM code at $0600, PRG RAM at $6000), each of
+/// [`FIXED_BLOCK`] one-byte instructions, and its disassembly: what a
+/// symbol table's names are drawn on.
+fn fixed_graph() -> (gfc::Cfg, std::collections::BTreeMap<u32, String>) {
+    let mut cfg = gfc::Cfg::new();
+    let mut disasm = std::collections::BTreeMap::new();
+    let entries = [0x0600, 0x6000, 0x8000, 0xC000, 0xFFF0, 0x1_8000];
+    for entry in entries {
+        let mut block = gfc::Block::new(entry, 1);
+        block.instrs = (entry..entry + FIXED_BLOCK).collect();
+        block.end = entry + FIXED_BLOCK;
+        block.count = 1;
+        for &pc in &block.instrs {
+            disasm.insert(pc, "NOP".to_string());
+        }
+        cfg.insert_block(block);
+    }
+    for pair in entries.windows(2) {
+        cfg.add_edge(pair[0], pair[1], 1);
+    }
+    (cfg, disasm)
+}
+
+/// An accepted symbol table names nothing longer than the bound, prints
+/// nothing raw, and the DOT and table views of [`fixed_graph`] with it stay
+/// as small as the bound on names makes them, whatever the input's size.
+fn symbols_bounded(symbols: &profiler::symbols::Symbols) -> Result<(), String> {
+    use profiler::symbols::MAX_LABEL_CHARS;
+    for (location, name) in symbols.iter() {
+        if name.chars().count() > MAX_LABEL_CHARS || name.chars().any(emu::input_file::needs_escape)
+        {
+            return Err(format!(
+                "label at {location} is not a bounded printable name: {:?}",
+                emu::input_file::shorten_to(name, 120)
+            ));
+        }
+    }
+    // `name+$FFFFFFFF` at most.
+    let longest = MAX_LABEL_CHARS + 10;
+    for code in [0x0000, 0x0600, 0x6000, 0x8000, 0xFFFA, 0x1_8000, 0xFFF_FFFF] {
+        for named in [symbols.describe(code), symbols.describe_global(code)] {
+            if named.chars().count() > longest {
+                return Err(format!(
+                    "{code:#x} described in {} characters",
+                    named.chars().count()
+                ));
+            }
+        }
+    }
+    let (cfg, disasm) = fixed_graph();
+    let dot = profiler::dot::render(&cfg, Some(&cfg), &disasm, "fuzz", Some(symbols));
+    // Each instruction line at most a label line (escaped: 4 bytes a
+    // character at most, doubled backslashes) and its text; a block's
+    // first line its range and label; some fixed lines.
+    let per_instruction = 2 * (4 * MAX_LABEL_CHARS + 8) + 40;
+    let per_block = 2 * (4 * longest) + 80;
+    let bound = cfg.num_blocks() * (FIXED_BLOCK as usize * per_instruction + per_block) + 1000;
+    if dot.len() > bound {
+        return Err(format!(
+            "DOT of a fixed graph is {} bytes (bound {bound})",
+            dot.len()
+        ));
+    }
+    let name = |code: u32| symbols.describe(code);
+    let tally = profiler::sink::SampleTally::default();
+    let rows = profiler::hot_blocks::block_rows(&cfg, &cfg, &tally, &name);
+    let table = profiler::hot_blocks::text(&rows, "block", rows.len());
+    if let Some(line) = table
+        .lines()
+        .find(|l| l.chars().count() > profiler::hot_blocks::MAX_NAME_COLUMN + 60)
+    {
+        return Err(format!(
+            "hot-block table line of {} characters",
+            line.chars().count()
+        ));
+    }
+    Ok(())
+}
+
+/// An accepted record's DOT is bounded by what it lists: each instruction
+/// drawn once per block listing it (at most `MAX_DISASM` characters of
+/// text, escaped), a line per block and edge.
+fn record_dot_bounded(record: &profiler::cfg_file::CfgFile) -> Result<(), String> {
+    let instrs: usize = record.cfg.blocks().map(|b| b.instrs.len()).sum();
+    let dot = profiler::dot::render(&record.cfg, None, &record.disasm, &record.rom_name, None);
+    let bound = instrs * (2 * 4 * profiler::dot::MAX_DISASM + 20)
+        + record.cfg.num_blocks() * 120
+        + record.cfg.num_edges() * 120
+        + 2 * 4 * profiler::dot::MAX_TITLE
+        + 200;
+    if dot.len() > bound {
+        return Err(format!(
+            "DOT of {instrs} instructions is {} bytes (bound {bound})",
+            dot.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An accepted stream agrees with itself (see `profiler::stream::StreamReader`),
+/// reads the same a batch at a time, and replays through every builder to
+/// a finite `sampled_pct` of at most 100 %.
+fn stream_consistent(stream: &profiler::stream::SampleStream, input: &[u8]) -> Result<(), String> {
+    let h = &stream.header;
+    if h.batch_len == 0 || !(h.interval_ms.is_finite() && h.interval_ms > 0.0) {
+        return Err(format!(
+            "accepted header: N = {}, X = {} ms",
+            h.batch_len, h.interval_ms
+        ));
+    }
+    if !(h.jitter_ms.is_finite() && h.jitter_ms >= 0.0) {
+        return Err(format!("accepted jitter {} ms", h.jitter_ms));
+    }
+    let mut instructions = 0u64;
+    for (i, batch) in stream.batches.iter().enumerate() {
+        let n = batch.iter().filter(|s| s.len > 0).count();
+        if n != h.batch_len {
+            return Err(format!(
+                "accepted batch {} of {n} instructions, N = {}",
+                i + 1,
+                h.batch_len
+            ));
+        }
+        instructions += n as u64;
+    }
+    if let Some(t) = &stream.trailer {
+        if t.batches != stream.batches.len() as u64
+            || t.sampled_instructions != instructions
+            || t.sampled_instructions > t.executed_instructions
+            || t.dropped_batches > t.batches
+        {
+            return Err(format!(
+                "accepted trailer {t:?} for {} batches of {instructions} instructions",
+                stream.batches.len()
+            ));
+        }
+        let pct = gfc::metrics::sampled_pct(t.sampled_instructions, t.executed_instructions);
+        if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
+            return Err(format!("accepted stream gives sampled_pct {pct}"));
+        }
+    }
+    let mut reader = profiler::stream::StreamReader::new(input, Path::new("fuzz.bin"))
+        .map_err(|e| format!("the batch reader refuses what parse accepts: {e}"))?;
+    let mut batch = Vec::new();
+    let mut i = 0;
+    while reader
+        .next_into(&mut batch)
+        .map_err(|e| format!("the batch reader refuses what parse accepts: {e}"))?
+    {
+        if stream.batches.get(i) != Some(&batch) {
+            return Err(format!(
+                "the batch reader reads batch {} differently",
+                i + 1
+            ));
+        }
+        i += 1;
+    }
+    if i != stream.batches.len() || reader.trailer() != stream.trailer.as_ref() {
+        return Err("the batch reader ends differently".into());
+    }
+    for kind in gfc::BuilderKind::ALL {
+        let each = stream.batches.iter().map(Ok::<_, ()>);
+        let _ = profiler::session::replay_each(each, kind, gfc::THESIS_BEST);
     }
     Ok(())
 }

@@ -12,7 +12,8 @@
 //! (whole-file outputs written by temporary file and rename), `symbol_files`
 //! (`--symbols`: label files given or found beside the ROM), `write_policy`
 //! (what a run may write: checked before it starts), `output_set` (a
-//! directory of outputs committed as one set). `input_fuzz`
+//! directory of outputs committed as one set), `notice` (warnings held
+//! until a command succeeds, every line printable). `input_fuzz`
 //! fuzzes every input parser (issue 23); `fuzz` fuzzes the two engines.
 
 pub mod atomic;
@@ -23,6 +24,7 @@ pub mod error;
 pub mod fuzz;
 pub mod input_fuzz;
 pub mod lockstep;
+pub mod notice;
 pub mod open;
 pub mod options;
 pub mod output_set;

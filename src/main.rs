@@ -3,10 +3,12 @@ use std::process::ExitCode;
 use clap::Parser;
 use nesprof::cli::{self, Cli};
 use nesprof::error::{BadInput, EXIT_BAD_INPUT};
+use nesprof::notice;
 use nesprof::signals::{Interrupted, Partial, EXIT_INTERRUPTED};
 
 /// A usage error in one line (the error and any tip, without the usage
-/// block), exit 2; help and version go out as clap prints them.
+/// block; an argument's control characters escaped), exit 2; help and
+/// version go out as clap prints them.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
@@ -32,7 +34,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
         }
         line.push_str(part);
     }
-    eprintln!("{line} (see --help)");
+    eprintln!("{}", notice::line(&format!("{line} (see --help)")));
     ExitCode::from(EXIT_BAD_INPUT)
 }
 
@@ -41,14 +43,21 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    // Notices are printed only when the command succeeds: a failing one
+    // prints exactly one line, its error (see `nesprof::notice`).
     match cli::dispatch(cli) {
-        Ok(code) => code,
+        Ok(code) => {
+            notice::flush();
+            code
+        }
         Err(e) if e.downcast_ref::<Partial>().is_some() => {
-            eprintln!("{e:#}");
+            notice::discard();
+            eprintln!("{}", notice::line(&format!("{e:#}")));
             ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            notice::discard();
+            eprintln!("{}", notice::line(&format!("error: {e:#}")));
             if e.downcast_ref::<Interrupted>().is_some() {
                 ExitCode::from(EXIT_INTERRUPTED)
             } else if e.downcast_ref::<BadInput>().is_some() {

@@ -112,7 +112,7 @@ pub fn check_rom_checksum(
         return Ok(());
     };
     if allow {
-        eprintln!("{warning}");
+        crate::notice::later(&warning);
         return Ok(());
     }
     let expected = movie.header.rom_checksum.unwrap_or_default();

@@ -4,7 +4,9 @@
 //! (`profiler::symbols::discover_paths`), so that a program built with
 //! `ld65 --dbgfile` shows its labels with no flag at all. Given files that
 //! cannot be read are bad input (exit 2); a discovered file that cannot be
-//! is a warning, since the user did not ask for it.
+//! is a warning, since the user did not ask for it. What was read, and the
+//! warnings, are notices (`crate::notice`): printed when the command
+//! succeeds, so a command failing after this prints only its error.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,7 @@ use clap::Args;
 use profiler::symbols::Symbols;
 
 use crate::error::BadInput;
+use crate::notice;
 
 /// The option, flattened into each subcommand's arguments.
 #[derive(Debug, Clone, Default, Args)]
@@ -54,7 +57,7 @@ pub fn load(
             }
             Ok(_) => None,
             Err(e) => {
-                eprintln!("warning: symbols not used: {e}");
+                notice::later(&format!("warning: symbols not used: {e}"));
                 None
             }
         });
@@ -71,7 +74,10 @@ pub fn load(
 
 fn say(files: &[PathBuf], labels: usize) {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    eprintln!("symbols: {labels} labels from {}", names.join(", "));
+    notice::later(&format!(
+        "symbols: {labels} labels from {}",
+        names.join(", ")
+    ));
 }
 
 /// How blocks are named: `label+$off` with symbols, else the code address.

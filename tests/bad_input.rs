@@ -231,6 +231,422 @@ fn every_bad_input_exits_2_with_one_line() {
 }
 
 // ---------------------------------------------------------------------
+// Issue 42, classes 1, 7, 8 and 11 (symbol files, costly inputs, wrong
+// inputs accepted, stderr hygiene). Its own scratch directory: the tests
+// of this file run at once.
+// ---------------------------------------------------------------------
+
+/// A profile of maze (30 frames) to take a stream and records from, in
+/// `dir/p`.
+fn maze_profile(dir: &Path) -> PathBuf {
+    let out = dir.join("p");
+    let status = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(["profile", "--frames", "30", "--symbols", "none", "--out"])
+        .arg(&out)
+        .arg(repo().join("roms-test/maze.nes"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "profile of maze");
+    out
+}
+
+/// The odd files of issue 42's classes, in a directory of their own.
+fn scratch_42() -> PathBuf {
+    use profiler::stream::{parse, StreamHeader, StreamTrailer, StreamWriter};
+    let dir = std::env::temp_dir().join(format!("nesprof-bad-input-42-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = maze_profile(&dir);
+    // Symbol files: two scopes parenting each other (with many symbols in
+    // them: once 3.8 GB and 13 s), NUL bytes, a file far over the limit
+    // (sparse: costs nothing to make).
+    let mut dbg = String::from(
+        "version\tmajor=2,minor=0\n\
+seg\tid=0,name=\"CODE\",start=0x008000,size=0x4000,addrsize=absolute,type=ro,oname=\"maze.nes\",ooffs=16\n",
+    );
+    dbg += &format!("scope\tid=0,name=\"{}\",mod=0,parent=1\n", "A".repeat(500));
+    dbg += &format!("scope\tid=1,name=\"{}\",mod=0,parent=0\n", "B".repeat(500));
+    for i in 0..3000 {
+        dbg += &format!(
+            "sym\tid={i},name=\"s{i}\",addrsize=absolute,scope=0,val=0x8000,seg=0,type=lab\n"
+        );
+    }
+    std::fs::write(dir.join("loop.dbg"), dbg).unwrap();
+    std::fs::write(dir.join("nul.nes.0.nl"), vec![0u8; 1 << 20]).unwrap();
+    std::fs::write(dir.join("nul.mlb"), b"P:0000:reset\n\0\0").unwrap();
+    let huge = std::fs::File::create(dir.join("huge.nl")).unwrap();
+    huge.set_len(250 << 20).unwrap();
+    std::fs::write(dir.join("ok.mlb"), "P:0000:reset\n").unwrap();
+    // The profile's truth claiming no frames: its counts are more than
+    // one frame can run.
+    let truth = std::fs::read_to_string(p.join("truth.ron")).unwrap();
+    std::fs::write(
+        dir.join("no-frames.ron"),
+        truth.replacen("frames: 30,", "frames: 0,", 1),
+    )
+    .unwrap();
+
+    // Streams: the profile's, altered. Written with the plain writer,
+    // which checks nothing.
+    let bytes = std::fs::read(p.join("samples.bin")).unwrap();
+    let stream = parse(&bytes, Path::new("samples.bin")).unwrap();
+    let trailer = stream.trailer.clone().unwrap();
+    let write = |name: &str, header: &StreamHeader, trailer: &StreamTrailer, extra: &[u8]| {
+        let mut w = StreamWriter::new(Vec::new(), header).unwrap();
+        for b in &stream.batches {
+            w.batch(b).unwrap();
+        }
+        let mut out = w.finish(trailer).unwrap();
+        out.extend_from_slice(extra);
+        std::fs::write(dir.join(name), out).unwrap();
+    };
+    let h = &stream.header;
+    let t = &trailer;
+    write(
+        "more-batches.bin",
+        h,
+        &StreamTrailer {
+            batches: t.batches + 5,
+            ..t.clone()
+        },
+        b"",
+    );
+    write(
+        "more-sampled.bin",
+        h,
+        &StreamTrailer {
+            sampled_instructions: t.sampled_instructions * 2,
+            ..t.clone()
+        },
+        b"",
+    );
+    // sampled > executed: `sampled_pct=1.8e21` once.
+    write(
+        "sampled-gt-executed.bin",
+        h,
+        &StreamTrailer {
+            executed_instructions: 1,
+            ..t.clone()
+        },
+        b"",
+    );
+    write(
+        "dropped-gt-batches.bin",
+        h,
+        &StreamTrailer {
+            dropped_batches: t.batches + 1,
+            ..t.clone()
+        },
+        b"",
+    );
+    write(
+        "executed-gt-frames.bin",
+        h,
+        &StreamTrailer {
+            executed_instructions: u64::MAX / 2,
+            ..t.clone()
+        },
+        b"",
+    );
+    write("junk-after.bin", h, t, b"junk");
+    write(
+        "n0.bin",
+        &StreamHeader {
+            batch_len: 0,
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    write(
+        "n-wrong.bin",
+        &StreamHeader {
+            batch_len: h.batch_len + 1,
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    write(
+        "interval-nan.bin",
+        &StreamHeader {
+            interval_ms: f64::NAN,
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    write(
+        "interval-neg.bin",
+        &StreamHeader {
+            interval_ms: -3.0,
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    write(
+        "jitter-inf.bin",
+        &StreamHeader {
+            jitter_ms: f64::INFINITY,
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    // A ROM name with a newline and an escape sequence, for a record of
+    // another ROM: the error quotes it.
+    write(
+        "rom-name.bin",
+        &StreamHeader {
+            rom_name: "evil\n\u{1b}[2J.nes".into(),
+            rom_hash: "0123456789abcdef".into(),
+            ..h.clone()
+        },
+        t,
+        b"",
+    );
+    // A stray byte after the last batch (no trailer).
+    let mut w = StreamWriter::new(Vec::new(), h).unwrap();
+    for b in &stream.batches {
+        w.batch(b).unwrap();
+    }
+    let mut stray = w.finish(t).unwrap();
+    let trailer_len = 2 + 4 + ron::to_string(t).unwrap().len();
+    stray.truncate(stray.len() - trailer_len);
+    stray.push(0x42);
+    std::fs::write(dir.join("stray.bin"), stray).unwrap();
+    dir
+}
+
+#[test]
+fn issue_42_bad_inputs_exit_2_with_one_line() {
+    let dir = scratch_42();
+    let d = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<String>>();
+    let rom = repo().join("roms-test/maze.nes");
+    let rom = rom.to_str().unwrap();
+    let (samples, truth, hot, profile) = (
+        d("p/samples.bin"),
+        d("p/truth.ron"),
+        d("p/hot_cfg.ron"),
+        d("p/edge_profile.ron"),
+    );
+    let long_path = format!("{}/{}.mlb", dir.display(), "n".repeat(200));
+    #[rustfmt::skip]
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        // Class 7: inputs that cost far more than their size.
+        ("dbg scopes in a loop", s(&["cfg", "dot", &truth, "--symbols", &d("loop.dbg")])),
+        ("dbg scopes in a loop, profile", s(&["profile", rom, "--frames", "2", "--out", &d("o1"), "--symbols", &d("loop.dbg")])),
+        ("nl of NUL bytes", s(&["cfg", "dot", &truth, "--symbols", &d("nul.nes.0.nl")])),
+        ("mlb ending in NUL bytes", s(&["cfg", "dot", &truth, "--symbols", &d("nul.mlb")])),
+        ("nl of 250 MB", s(&["cfg", "dot", &truth, "--symbols", &d("huge.nl")])),
+        // Class 8: wrong inputs accepted as right.
+        ("truth that is a sampled CFG", s(&["cfg", "build", &samples, "--truth", &hot])),
+        ("truth that is an edge profile", s(&["cfg", "build", &samples, "--truth", &profile])),
+        ("record counting more than its frames run", s(&["cfg", "dot", &d("no-frames.ron")])),
+        ("trailer counts more batches", s(&["cfg", "build", &d("more-batches.bin"), "--truth", &truth])),
+        ("trailer counts more samples", s(&["cfg", "build", &d("more-sampled.bin"), "--truth", &truth])),
+        ("sampled above executed", s(&["cfg", "build", &d("sampled-gt-executed.bin"), "--truth", &truth])),
+        ("dropped above batches", s(&["cfg", "build", &d("dropped-gt-batches.bin"), "--truth", &truth])),
+        ("executed above what the frames run", s(&["cfg", "build", &d("executed-gt-frames.bin"), "--truth", &truth])),
+        ("junk after the trailer", s(&["cfg", "build", &d("junk-after.bin"), "--truth", &truth])),
+        ("stray byte after the batches", s(&["cfg", "build", &d("stray.bin"), "--truth", &truth])),
+        ("header batch length 0", s(&["cfg", "build", &d("n0.bin"), "--truth", &truth])),
+        ("header batch length not the batches'", s(&["cfg", "build", &d("n-wrong.bin"), "--truth", &truth])),
+        ("header interval NaN", s(&["cfg", "build", &d("interval-nan.bin"), "--truth", &truth])),
+        ("header interval negative", s(&["cfg", "build", &d("interval-neg.bin"), "--truth", &truth])),
+        ("header jitter inf", s(&["cfg", "build", &d("jitter-inf.bin"), "--truth", &truth])),
+        // Class 11: one line, after symbols were read and with control
+        // characters from the file and the command line.
+        ("bad stream after symbols", s(&["cfg", "build", &d("more-batches.bin"), "--truth", &truth, "--symbols", &d("ok.mlb")])),
+        ("ROM name with a newline in a stream", s(&["cfg", "build", &d("rom-name.bin"), "--truth", &truth])),
+        ("path with a newline", s(&["run", &d("new\nline\u{1b}[31m.nes")])),
+        ("symbols path with a newline", s(&["cfg", "dot", &truth, "--symbols", &d("x\ny.mlb")])),
+        ("argument with an escape", s(&["run", rom, "--engine", "\u{1b}[2Jjit\n"])),
+        ("path of 600 characters", s(&["cfg", "dot", &truth, "--symbols", &format!("{long_path}/{}", "m".repeat(300))])),
+    ];
+    let mut failures = Vec::new();
+    for (name, args) in &cases {
+        match run(args) {
+            Err(hang) => failures.push(format!("{name}: {hang}")),
+            Ok((code, stderr)) => {
+                let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+                let short = lines.first().is_some_and(|l| l.len() <= 400);
+                // Printable: no control character but the line's end.
+                let raw = stderr
+                    .trim_end_matches('\n')
+                    .chars()
+                    .any(|c| c.is_control());
+                if code != Some(2)
+                    || lines.len() != 1
+                    || !short
+                    || raw
+                    || stderr.contains("panicked")
+                {
+                    failures.push(format!("{name}: exit {code:?}, stderr {stderr:?}"));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad inputs not refused cleanly:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Inputs that are odd but fine work, at a cost bounded by the code: a
+/// label of 70 000 characters (in a file given or found beside the ROM, of
+/// each format) is cut and the profile's tables stay narrow; a 5 MB label
+/// makes a DOT of kilobytes; an FM2 `romFilename` with an escape sequence
+/// reaches stderr escaped; a warning before success is one line.
+#[test]
+fn issue_42_odd_inputs_work_within_bounds() {
+    let dir = std::env::temp_dir().join(format!("nesprof-odd-input-42-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rom = dir.join("maze.nes");
+    std::fs::copy(repo().join("roms-test/maze.nes"), &rom).unwrap();
+    let long = "L".repeat(70_000);
+    let files = [
+        ("maze.mlb", format!("P:0000:{long}\nP:00FC:{long}2\n")),
+        ("maze.nes.0.nl", format!("$8000#{long}#\n$80FC#{long}x#\n")),
+        (
+            "maze.dbg",
+            format!(
+                "version\tmajor=2,minor=0\n\
+seg\tid=0,name=\"CODE\",start=0x008000,size=0x4000,addrsize=absolute,type=ro,oname=\"maze.nes\",ooffs=16\n\
+scope\tid=0,name=\"{long}\",mod=0\n\
+sym\tid=0,name=\"{long}\",addrsize=absolute,scope=0,val=0x8000,seg=0,type=lab\n\
+sym\tid=1,name=\"@{long}\",parent=0,addrsize=absolute,val=0x80FC,seg=0,type=lab\n"
+            ),
+        ),
+    ];
+    let nesprof = |args: &[&std::ffi::OsStr]| {
+        let start = Instant::now();
+        let o = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            start.elapsed() < LIMIT,
+            "{args:?} took {:?}",
+            start.elapsed()
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{args:?}: {stderr}");
+        for line in stderr.lines() {
+            assert!(
+                line.len() <= 400 && !line.chars().any(|c| c.is_control()),
+                "{line:?}"
+            );
+        }
+        stderr
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    for (name, text) in &files {
+        // Found beside the ROM (the file alone there), then given.
+        std::fs::write(dir.join(name), text).unwrap();
+        for given in [false, true] {
+            let out = dir.join(format!("out-{name}-{given}"));
+            let mut args = vec![
+                os("profile"),
+                rom.clone().into(),
+                os("--frames"),
+                os("30"),
+                os("--out"),
+                out.clone().into(),
+            ];
+            if given {
+                args.extend([os("--symbols"), dir.join(name).into()]);
+            }
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let stderr = nesprof(&args);
+            assert!(
+                stderr.contains("symbols: 2 labels from "),
+                "{name}: {stderr}"
+            );
+            let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+            let widest = report.lines().map(|l| l.chars().count()).max().unwrap();
+            assert!(widest < 300, "{name}: report line of {widest} characters");
+            assert!(report.contains('…'), "{name}: the label is cut");
+            let dot = std::fs::metadata(out.join("hot_cfg.dot")).unwrap().len();
+            assert!(dot < 64 << 10, "{name}: hot_cfg.dot of {dot} bytes");
+        }
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    // A 5 MB label, once a 535 MB DOT.
+    let five = dir.join("five.mlb");
+    std::fs::write(&five, format!("P:0000:{}\n", "L".repeat(5 << 20))).unwrap();
+    let p = maze_profile(&dir);
+    let dot = dir.join("five.dot");
+    nesprof(&[
+        os("cfg").as_os_str(),
+        os("dot").as_os_str(),
+        p.join("truth.ron").as_os_str(),
+        os("--symbols").as_os_str(),
+        five.as_os_str(),
+        os("--out").as_os_str(),
+        dot.as_os_str(),
+    ]);
+    let size = std::fs::metadata(&dot).unwrap().len();
+    assert!(size < 256 << 10, "five.dot of {size} bytes");
+    // A stream and a truth of different runs: replayed, with a warning.
+    let other_run = dir.join("other-run.ron");
+    let truth = std::fs::read_to_string(p.join("truth.ron")).unwrap();
+    std::fs::write(&other_run, truth.replacen("frames: 30,", "frames: 31,", 1)).unwrap();
+    let stderr = nesprof(&[
+        os("cfg").as_os_str(),
+        os("build").as_os_str(),
+        p.join("samples.bin").as_os_str(),
+        os("--truth").as_os_str(),
+        other_run.as_os_str(),
+    ]);
+    assert!(
+        stderr.contains("ran 30 frames") && stderr.contains("not the same run"),
+        "{stderr}"
+    );
+    // Records of two kinds compared: the listing says which is which.
+    let o = Command::new(env!("CARGO_BIN_EXE_nesprof"))
+        .args(["cfg", "diff"])
+        .arg(p.join("truth.ron"))
+        .arg(p.join("hot_cfg.ron"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("truth.ron (truth)") && stdout.contains("hot_cfg.ron (sampled)"),
+        "{stdout}"
+    );
+    // A movie naming its ROM with an escape sequence, replayed anyway.
+    let movie = std::fs::read_to_string(repo().join("movies/maze.fm2"))
+        .unwrap()
+        .replacen("romFilename maze", "romFilename ma\u{1b}[2Jze\u{7}", 1)
+        .replacen("JLalAXcy8GWmnvVDPo9YXg==", "AAECAwQFBgcICQoLDA0ODw==", 1);
+    let fm2 = dir.join("escape.fm2");
+    std::fs::write(&fm2, movie).unwrap();
+    let stderr = nesprof(&[
+        os("run").as_os_str(),
+        rom.as_os_str(),
+        os("--movie").as_os_str(),
+        fm2.as_os_str(),
+        os("--ignore-rom-mismatch").as_os_str(),
+        os("--frames").as_os_str(),
+        os("2").as_os_str(),
+    ]);
+    assert!(stderr.contains("ma\\x1b[2Jze\\x07"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------
 // Issue 42, the sweep's part: workload names that are not file names, and
 // absurd numbers in a hand-edited shard file. Refused before any work:
 // exit 2, one line, and no file written anywhere, inside `--out` or out.

@@ -358,7 +358,18 @@ fn replaying_the_stream_gives_the_live_graph() {
             for b in &run.batches {
                 w.batch(b).unwrap();
             }
-            let bytes = w.finish(&Default::default()).unwrap();
+            // The trailer the run's totals give (a stream's reader checks
+            // it against the batches).
+            let bytes = w
+                .finish(&profiler::stream::StreamTrailer {
+                    executed_instructions: run.executed_instructions,
+                    sampled_instructions: run.sampled_instructions,
+                    batches: run.batches.len() as u64,
+                    dropped_batches: run.dropped_batches,
+                    frames: run.frames,
+                    frame_hash: run.frame_hash,
+                })
+                .unwrap();
             let stream = profiler::stream::parse(&bytes, std::path::Path::new(stem)).unwrap();
             let from_file = session::replay_batches(&stream.batches, kind, gfc::THESIS_BEST);
             let file = (

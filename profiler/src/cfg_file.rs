@@ -29,6 +29,20 @@ pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
     what: "CFG records (256 MiB: a million instructions at 256 bytes each)",
 };
 
+/// Longest instruction text a record may hold, in characters: nesprof
+/// writes a 6502 instruction's (`emu::disasm::plain`, at most 11: `LDA
+/// ($12),Y`). Bounded because renderers repeat it: in a sampled graph,
+/// whose blocks may overlap, one text can be drawn once per block.
+pub const MAX_DISASM_CHARS: usize = 32;
+
+/// Most instructions a frame can hold: an NTSC frame is 29 780.5 CPU
+/// cycles (341 × 262 PPU dots / 3; an odd frame one dot less) and an
+/// instruction takes at least 2, so 14 891 with a cycle to spare. Counts
+/// read from a file (a record's, a stream trailer's) that claim more
+/// instructions or transitions than their frames can run are wrong, and
+/// their sums could overflow.
+pub const MAX_INSTRUCTIONS_PER_FRAME: u64 = 14_891;
+
 /// Largest PRG ROM a code address can name: the ROM loader's plain-notation
 /// maximum (0xFFF units of 16 KiB).
 const MAX_PRG_BYTES: usize = 0xFFF * 16 * 1024;
@@ -130,7 +144,11 @@ impl CfgFile {
     /// which keeps no blocks for some ends); and, for exact graphs
     /// (`truth`, `h90`), no block entry inside another block, because the
     /// recorder splits blocks at every entry (leader). Sampled graphs may
-    /// overlap: the thesis' builder does not split.
+    /// overlap: the thesis' builder does not split. Counts are bounded by
+    /// the record's frames ([`MAX_INSTRUCTIONS_PER_FRAME`]): a graph's
+    /// transitions, and an exact graph's executed instructions (block
+    /// counts times their lengths) and interrupts, are at most what
+    /// `frames + 1` frames can run.
     pub fn validate(&self) -> Result<(), String> {
         if !KINDS.contains(&self.kind.as_str()) {
             return Err(format!(
@@ -200,11 +218,44 @@ impl CfgFile {
                 }
             }
         }
+        let most = (self.frames as u128 + 1) * MAX_INSTRUCTIONS_PER_FRAME as u128;
+        let too_many = |what: &str, n: u128| {
+            Err(format!(
+                "{n} {what} in {} frames (at most {MAX_INSTRUCTIONS_PER_FRAME} instructions a frame)",
+                self.frames
+            ))
+        };
+        let transitions: u128 = cfg.edges().iter().map(|e| e.count as u128).sum();
+        if transitions > most {
+            return too_many("transitions", transitions);
+        }
+        if self.kind == "truth" || self.kind == "h90" {
+            let executed: u128 = cfg
+                .blocks()
+                .map(|b| b.count as u128 * b.instrs.len() as u128)
+                .sum();
+            if executed > most {
+                return too_many("executed instructions", executed);
+            }
+            let interrupts: u128 = cfg.interrupts().values().map(|&n| n as u128).sum();
+            if interrupts > most {
+                return too_many("interrupts", interrupts);
+            }
+        }
         for &handler in cfg.interrupts().keys() {
             check_address(handler).map_err(|p| format!("interrupt handler {handler:#x}: {p}"))?;
         }
-        for &a in self.disasm.keys() {
+        for (&a, text) in &self.disasm {
             check_address(a).map_err(|p| format!("disassembly entry {a:#x}: {p}"))?;
+            if text.chars().count() > MAX_DISASM_CHARS
+                || text.chars().any(emu::input_file::needs_escape)
+            {
+                return Err(format!(
+                    "disassembly of {} is not an instruction's text: {:?} (at most {MAX_DISASM_CHARS} printable characters)",
+                    code_addr::label(a),
+                    shorten(text)
+                ));
+            }
         }
         Ok(())
     }
@@ -212,8 +263,8 @@ impl CfgFile {
 
 /// Whether `a` is a code address some ROM could have: a CPU address, or
 /// banked PRG ROM (CPU part in $8000-$FFFF) at an offset inside the largest
-/// PRG ROM.
-fn check_address(a: u32) -> Result<(), String> {
+/// PRG ROM. (Sample streams hold the same addresses.)
+pub fn check_address(a: u32) -> Result<(), String> {
     if a < 0x10000 {
         return Ok(());
     }
@@ -297,6 +348,29 @@ mod tests {
         f.cfg.block_mut(0x8000).unwrap().instrs = vec![0x8000, 0x8004];
         let e = problem(&f);
         assert!(e.contains("instruction $8004 lies outside"), "{e}");
+
+        // Counts no run of its frames could make (and whose sums overflow).
+        let mut f = sample();
+        f.cfg.insert_block(gfc::Block::new(0x8002, 1));
+        f.cfg.add_edge(0x8000, 0x8002, u64::MAX);
+        let e = problem(&f);
+        assert!(e.contains("transitions in 60 frames"), "{e}");
+        let mut f = sample();
+        f.cfg.block_mut(0x8000).unwrap().count = 61 * MAX_INSTRUCTIONS_PER_FRAME + 1;
+        let e = problem(&f);
+        assert!(e.contains("executed instructions in 60 frames"), "{e}");
+        f.kind = "sampled".into();
+        CfgFile::parse(&f.to_ron(), Path::new("g.ron")).unwrap();
+
+        // Disassembly that is no instruction's: too long, or a control
+        // character (it is drawn in DOT and printed by `cfg dot`).
+        for text in ["x".repeat(MAX_DISASM_CHARS + 1), "LDA \u{1b}[2J".into()] {
+            let mut f = sample();
+            f.disasm.insert(0x8000, text);
+            let e = problem(&f);
+            assert!(e.contains("disassembly of $8000 is not"), "{e}");
+            assert!(e.len() < 200, "{e}");
+        }
 
         let mut f = sample();
         f.cfg.insert_block(gfc::Block::new(0x1_8000, 2));

@@ -1,17 +1,36 @@
 //! Graphviz DOT rendering of a CFG: one box per block labelled with its
 //! address range and disassembly, edges drawn thicker the more they were
 //! taken, and the hot subgraph (H90) highlighted.
+//!
+//! Size: every text drawn from data is cut (labels to
+//! `symbols::MAX_LABEL_CHARS`, an instruction's text to [`MAX_DISASM`],
+//! the title to [`MAX_TITLE`]) and escaped, so a DOT is at most a constant
+//! times the graph's instructions and edges: a label repeats at each
+//! instruction it names, and one 5 MB label once made a 535 MB DOT.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use emu::code_addr;
+use emu::input_file::shorten_to;
 use gfc::Cfg;
 
-use crate::symbols::Symbols;
+use crate::symbols::{Symbols, MAX_LABEL_CHARS};
 
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+/// Longest instruction text drawn: a 6502 instruction's is at most 11
+/// characters (`LDA ($12),Y`); CFG records are checked for at most
+/// `cfg_file::MAX_DISASM_CHARS`.
+pub const MAX_DISASM: usize = 32;
+
+/// Longest title drawn (it holds a ROM's file name, at most 255 bytes).
+pub const MAX_TITLE: usize = 400;
+
+/// `s` cut to `max` characters, control characters escaped, and quoted for
+/// a DOT string.
+fn escape(s: &str, max: usize) -> String {
+    shorten_to(s, max.saturating_sub(1))
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
 /// DOT text for `cfg`; `hot` marks edges (and their blocks) to highlight;
@@ -27,7 +46,7 @@ pub fn render(
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph cfg {{");
-    let _ = writeln!(out, "  label=\"{}\"; labelloc=t;", escape(title));
+    let _ = writeln!(out, "  label=\"{}\"; labelloc=t;", escape(title, MAX_TITLE));
     let _ = writeln!(
         out,
         "  node [shape=box, fontname=\"monospace\", fontsize=10];"
@@ -49,8 +68,8 @@ pub fn render(
         let name = symbols
             .and_then(|s| s.lookup(block.entry))
             .map(|hit| match hit.offset {
-                0 => format!("  {}", escape(hit.name)),
-                off => format!("  {}+${off:X}", escape(hit.name)),
+                0 => format!("  {}", escape(hit.name, MAX_LABEL_CHARS)),
+                off => format!("  {}+${off:X}", escape(hit.name, MAX_LABEL_CHARS)),
             })
             .unwrap_or_default();
         let mut label = format!(
@@ -65,13 +84,13 @@ pub fn render(
                 .and_then(|s| s.name_at(pc))
                 .filter(|_| pc != block.entry)
             {
-                let _ = write!(label, "{}:\\l", escape(at));
+                let _ = write!(label, "{}:\\l", escape(at, MAX_LABEL_CHARS));
             }
             let _ = write!(
                 label,
                 "{:04X}  {}\\l",
                 code_addr::cpu_address(pc),
-                escape(text)
+                escape(text, MAX_DISASM)
             );
         }
         let style = if is_hot_block(block.entry) {
@@ -98,4 +117,43 @@ pub fn render(
     }
     let _ = writeln!(out, "}}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbols::{Label, Location};
+
+    /// A long label, a long instruction text and a long title: the DOT
+    /// stays a few hundred bytes a line, and quotes and escapes stay
+    /// inside their strings.
+    #[test]
+    fn long_texts_are_bounded_and_escaped() {
+        let mut cfg = Cfg::new();
+        let mut block = gfc::Block::new(0x8000, 1);
+        block.instrs = (0x8000..0x8010).collect();
+        block.end = 0x8010;
+        cfg.insert_block(block);
+        cfg.add_edge(0x8000, 0x8000, 5);
+        let mut symbols = Symbols::new(0x8000);
+        for pc in 0..0x10 {
+            symbols.add(Label {
+                location: Location::prg(pc),
+                name: format!("{}{pc}", "L".repeat(5 << 20)),
+                end: None,
+                local: false,
+            });
+        }
+        let disasm: BTreeMap<u32, String> = (0x8000..0x8010)
+            .map(|pc| (pc, format!("NOP \"\n{}", "x".repeat(1 << 20))))
+            .collect();
+        let title = "t".repeat(1 << 20);
+        let dot = render(&cfg, Some(&cfg), &disasm, &title, Some(&symbols));
+        assert!(dot.len() < 16 * 1024, "{} bytes", dot.len());
+        for line in dot.lines() {
+            assert!(line.len() < 8 * 1024);
+        }
+        assert_eq!(dot.lines().count(), 6, "{dot}");
+        assert!(dot.contains("NOP \\\"\\\\n"), "{dot}");
+    }
 }

@@ -108,24 +108,36 @@ fn sort_hottest_first(rows: &mut [Row]) {
     rows.sort_by(|a, b| b.executed.cmp(&a.executed).then(a.entry.cmp(&b.entry)));
 }
 
+/// Widest name column of [`text`], in characters: a label is at most
+/// `symbols::MAX_LABEL_CHARS` (128) and a block's name adds its address
+/// and offset (`03:A1F0 name+$12`), so every name a label gives fits; a
+/// longer one (from anywhere else) is cut with `…`. Padding widths come
+/// from the data, and `format!` panics on a width past 65,535: this keeps
+/// them small.
+pub const MAX_NAME_COLUMN: usize = 160;
+
 /// The rows as aligned text lines, at most `limit` of them, under a header
-/// naming the column of names `what` ("block" or "function").
+/// naming the column of names `what` ("block" or "function"). Names are
+/// escaped and cut to [`MAX_NAME_COLUMN`] characters.
 pub fn text(rows: &[Row], what: &str, limit: usize) -> String {
-    let width = rows
+    let column = |name: &str| emu::input_file::shorten_to(name, MAX_NAME_COLUMN - 1);
+    let names: Vec<String> = rows.iter().take(limit).map(|r| column(&r.name)).collect();
+    let what = column(what);
+    let width = names
         .iter()
-        .take(limit)
-        .map(|r| r.name.chars().count())
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(0)
-        .max(what.len());
+        .max(what.chars().count())
+        .min(MAX_NAME_COLUMN);
     let mut out = format!(
         "  {what:<width$}  {:>7}  {:>8}  {:>8}  hot CFG\n",
         "instrs", "exact %", "sampled %"
     );
-    for r in rows.iter().take(limit) {
+    for (r, name) in rows.iter().take(limit).zip(&names) {
         out += &format!(
             "  {:<width$}  {:>7}  {:>8.2}  {:>9.2}  {}\n",
-            r.name,
+            name,
             r.instrs,
             100.0 * r.exact_share,
             100.0 * r.sampled_share,
@@ -197,5 +209,27 @@ mod tests {
         let t = text(&rows, "block", 2);
         assert_eq!(t.lines().count(), 4, "{t}");
         assert!(t.contains("(1 more)"));
+    }
+
+    /// A name of any length gives a table row of bounded width (a
+    /// 65,535-character one made `format!` panic).
+    #[test]
+    fn long_names_are_cut_to_the_column() {
+        let row = |name: String| Row {
+            entry: 0x8000,
+            name,
+            instrs: 1,
+            executed: 1,
+            exact_share: 1.0,
+            sampled_share: 0.0,
+            in_hot_cfg: false,
+        };
+        let rows = vec![row("n".repeat(70_000)), row("short\x1b[31m".into())];
+        let t = text(&rows, "block", 10);
+        for line in t.lines() {
+            assert!(line.chars().count() < MAX_NAME_COLUMN + 60, "{line}");
+            assert!(!line.contains('\x1b'), "{line:?}");
+        }
+        assert!(t.lines().nth(1).unwrap().contains("nnn…"), "{t}");
     }
 }

@@ -410,6 +410,22 @@ pub fn replay_batches(
     b
 }
 
+/// As [`replay_batches`], for batches that come one at a time and may fail
+/// to come (a `stream::StreamReader`): the builders fold each batch as it
+/// arrives, so the memory is the builder's and one batch's, not the run's.
+/// Stops at the first error and returns it.
+pub fn replay_each<B: AsRef<[Sample]>, E>(
+    batches: impl IntoIterator<Item = Result<B, E>>,
+    builder: BuilderKind,
+    params: GfcParams,
+) -> Result<Box<dyn HotCfgBuilder>, E> {
+    let mut b = builder.build(params);
+    for batch in batches {
+        b.process_batch(batch?.as_ref());
+    }
+    Ok(b)
+}
+
 /// [`replay_batches`] through GFCGaussiano, keeping its own type (the
 /// sweep reads its bins).
 pub fn replay_gfc(batches: &[Vec<Sample>], params: GfcParams) -> GfcGaussiano {
@@ -480,6 +496,47 @@ pub fn burst_state(frame: u64, on: u32, period: u32, warmup: Option<u32>) -> Mem
         MemoryState::Tracking
     } else {
         MemoryState::Paused
+    }
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::*;
+    use gfc::Flow;
+
+    /// Batch by batch gives what the slice gives, and an error stops it.
+    #[test]
+    fn replay_each_matches_replay_batches() {
+        let batches: Vec<Vec<Sample>> = (0..200u32)
+            .map(|i| {
+                let base = 0x8000 + (i % 7) * 0x10;
+                vec![
+                    Sample::plain(base, 2),
+                    Sample::control(base + 2, 2, Flow::Branch, base),
+                    Sample::plain(base, 2),
+                ]
+            })
+            .collect();
+        for kind in BuilderKind::ALL {
+            let whole = replay_batches(&batches, kind, gfc::THESIS_BEST);
+            let each =
+                replay_each(batches.iter().map(Ok::<_, ()>), kind, gfc::THESIS_BEST).unwrap();
+            assert_eq!(
+                ron::to_string(whole.graph()).unwrap(),
+                ron::to_string(each.graph()).unwrap(),
+                "{kind}"
+            );
+            assert_eq!(whole.counters().batches, each.counters().batches);
+            let failing = batches
+                .iter()
+                .take(3)
+                .map(Ok)
+                .chain(std::iter::once(Err("bad batch")));
+            assert_eq!(
+                replay_each(failing, kind, gfc::THESIS_BEST).err(),
+                Some("bad batch")
+            );
+        }
     }
 }
 

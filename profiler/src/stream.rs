@@ -12,9 +12,14 @@
 //!   told apart, had 8-byte samples with `u16` addresses and no target
 //!   (read as the fall-through), and are still read;
 //! - `u16` 0xFFFF end marker and a RON [`StreamTrailer`] (run totals), so a
-//!   stream cut short by a crash is still readable up to its last batch.
+//!   stream cut short by a crash is still readable up to its last batch;
+//!   nothing after it.
+//!
+//! [`StreamReader`] reads a stream a batch at a time and checks that its
+//! parts agree (header, batches, trailer); [`parse`] and [`read`] hold the
+//! whole stream.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use gfc::{Addr, Flow, Sample};
@@ -185,65 +190,223 @@ fn write_ron<W: Write, T: Serialize>(out: &mut W, value: &T) -> std::io::Result<
     out.write_all(text.as_bytes())
 }
 
-/// Parses a whole stream from bytes (`path` names it in errors).
+/// Longest header read, in bytes: its RON holds a ROM's file name (at most
+/// 255 bytes), a movie's path (at most 4096, Linux's `PATH_MAX`), a hash
+/// and the trigger's settings; 16 KiB is room for all of them, escaped.
+pub const MAX_HEADER_BYTES: u32 = 16 << 10;
+
+/// Longest trailer read, in bytes: six numbers in RON, some 150 bytes.
+pub const MAX_TRAILER_BYTES: u32 = 4 << 10;
+
+/// Most instructions a frame can hold (see there): a trailer claiming
+/// more executed instructions than its frames can run is wrong.
+pub use crate::cfg_file::MAX_INSTRUCTIONS_PER_FRAME;
+
+/// Largest batch the format holds: its sample count is a `u16` and
+/// 0xFFFF is the end marker.
+pub const MAX_BATCH_SAMPLES: usize = END_MARKER as usize - 1;
+
+/// Parses a whole stream from bytes (`path` names it in errors), with the
+/// checks of [`StreamReader`].
 pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
-    let corrupt = |what: &'static str, problem: String| StreamError::Corrupt {
-        path: path.to_path_buf(),
-        what,
-        problem,
-    };
-    let mut r = bytes;
-    let mut take = |n: usize, what: &'static str| -> Result<&[u8], StreamError> {
-        if r.len() < n {
-            return Err(corrupt(
-                what,
-                format!("file ends {} bytes early", n - r.len()),
-            ));
-        }
-        let (head, rest) = r.split_at(n);
-        r = rest;
-        Ok(head)
-    };
-    if take(8, "header")? != MAGIC {
-        return Err(StreamError::BadMagic {
-            path: path.to_path_buf(),
-        });
-    }
-    let version = u32::from_le_bytes(take(4, "header")?.try_into().unwrap());
-    if version != 1 && version != FORMAT_VERSION {
-        return Err(StreamError::Version {
-            path: path.to_path_buf(),
-            found: version,
-        });
-    }
-    let len = u32::from_le_bytes(take(4, "header")?.try_into().unwrap()) as usize;
-    let text = std::str::from_utf8(take(len, "header")?)
-        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
-    let header: StreamHeader = ron::from_str(text)
-        .map_err(|e| corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160)))?;
+    let mut reader = StreamReader::new(bytes, path)?;
     let mut batches = Vec::new();
-    let mut trailer = None;
-    while let Ok(count_bytes) = take(2, "batch") {
-        let count = u16::from_le_bytes(count_bytes.try_into().unwrap());
-        if count == END_MARKER {
-            let len = u32::from_le_bytes(take(4, "trailer")?.try_into().unwrap()) as usize;
-            let text = std::str::from_utf8(take(len, "trailer")?).map_err(|e| {
-                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
-            })?;
-            trailer = Some(ron::from_str(text).map_err(|e| {
-                corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
-            })?);
-            break;
+    for batch in reader.by_ref() {
+        batches.push(batch?);
+    }
+    Ok(SampleStream {
+        header: reader.header().clone(),
+        batches,
+        trailer: reader.trailer().cloned(),
+    })
+}
+
+/// The largest sample stream read whole by [`read`]: 2 GiB, about four
+/// emulated hours at the thesis' trigger (X = 3 ms, N = 25: 333 batches a
+/// second of 10 + 25 × 16 bytes). [`StreamReader`] reads a stream of any
+/// size a batch at a time.
+pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 2 << 30,
+    what: "sample streams read whole (2 GiB: ~4 emulated hours at X = 3 ms, N = 25)",
+};
+
+/// Reads and parses the stream at `path`: a regular file of at most
+/// [`MAX_FILE`] bytes, held in memory (the sweep replays it 144 times).
+pub fn read(path: &Path) -> Result<SampleStream, StreamError> {
+    let bytes =
+        emu::input_file::read_limited(path, MAX_FILE).map_err(|source| StreamError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    parse(&bytes, path)
+}
+
+/// Reads a stream a batch at a time, so replaying a stream of any length
+/// takes memory for one batch, and checks it as it goes:
+///
+/// - the header: a known trigger and spacing, an interval that is a
+///   positive finite number of milliseconds, a jitter that is a finite one
+///   not below 0, a batch length of 1 to [`MAX_BATCH_SAMPLES`], a ROM hash
+///   of 16 hex digits (or none);
+/// - every batch against the header: exactly `batch_len` instructions
+///   (the sampler only hands out full batches), interrupt entries (length
+///   0, flow `interrupt`) besides, instruction lengths 1 to 3, code
+///   addresses a ROM can have ([`crate::cfg_file::check_address`]);
+/// - the end: the file ends at a batch's end (no trailer: a run cut short,
+///   [`StreamReader::trailer`] is `None`) or with the trailer and nothing
+///   after it (a stray byte or junk is an error), and the trailer agrees
+///   with the body: its batch count and sampled instructions are the
+///   batches and instructions present, no more dropped batches than
+///   batches, no more sampled instructions than executed ones, and no more
+///   executed than its frames can run ([`MAX_INSTRUCTIONS_PER_FRAME`]).
+///
+/// Any problem is a [`StreamError`] naming the file and what is wrong, and
+/// ends the iteration.
+pub struct StreamReader<R: Read> {
+    input: R,
+    path: PathBuf,
+    version: u32,
+    header: StreamHeader,
+    /// Bytes read so far, to say where a problem is.
+    offset: u64,
+    batches: u64,
+    instructions: u64,
+    ended: bool,
+    trailer: Option<StreamTrailer>,
+}
+
+impl StreamReader<BufReader<std::fs::File>> {
+    /// Opens the stream at `path` (a regular file; its size is not
+    /// limited, since it is read a batch at a time) and reads its header.
+    pub fn open(path: &Path) -> Result<Self, StreamError> {
+        let file = emu::input_file::open_regular(path).map_err(|source| StreamError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        StreamReader::new(BufReader::new(file), path)
+    }
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Reads the magic, version and header from `input` (`path` names it
+    /// in errors).
+    pub fn new(input: R, path: &Path) -> Result<Self, StreamError> {
+        let mut reader = StreamReader {
+            input,
+            path: path.to_path_buf(),
+            version: 0,
+            header: StreamHeader {
+                rom_hash: String::new(),
+                rom_name: String::new(),
+                movie: None,
+                trigger: String::new(),
+                interval_ms: 0.0,
+                batch_len: 0,
+                jitter_ms: 0.0,
+                spacing: String::new(),
+                seed: 0,
+            },
+            offset: 0,
+            batches: 0,
+            instructions: 0,
+            ended: false,
+            trailer: None,
+        };
+        let mut magic = [0u8; 8];
+        reader.exact(&mut magic, "header")?;
+        if &magic != MAGIC {
+            return Err(StreamError::BadMagic {
+                path: path.to_path_buf(),
+            });
         }
-        let first = u64::from_le_bytes(take(8, "batch")?.try_into().unwrap());
-        let width = if version == 1 { 8 } else { 16 };
-        let body = take(count as usize * width, "batch")?;
+        let version = reader.u32("header")?;
+        if version != 1 && version != FORMAT_VERSION {
+            return Err(StreamError::Version {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        reader.version = version;
+        let text = reader.text("header", MAX_HEADER_BYTES)?;
+        let header: StreamHeader = ron::from_str(&text).map_err(|e| {
+            reader.corrupt("header", emu::input_file::shorten_to(&e.to_string(), 160))
+        })?;
+        check_header(&header).map_err(|p| reader.corrupt("header", p))?;
+        reader.header = header;
+        Ok(reader)
+    }
+
+    pub fn header(&self) -> &StreamHeader {
+        &self.header
+    }
+
+    /// The format version (1 or [`FORMAT_VERSION`]).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The trailer, once the iteration has ended with one (`None` before,
+    /// and for a stream cut short).
+    pub fn trailer(&self) -> Option<&StreamTrailer> {
+        self.trailer.as_ref()
+    }
+
+    /// Batches read so far.
+    pub fn batches_read(&self) -> u64 {
+        self.batches
+    }
+
+    /// Reads the next batch into `batch` (its old contents dropped, its
+    /// allocation reused); false at the end of the stream.
+    pub fn next_into(&mut self, batch: &mut Vec<Sample>) -> Result<bool, StreamError> {
+        batch.clear();
+        if self.ended {
+            return Ok(false);
+        }
+        let result = self.read_batch(batch);
+        if !matches!(result, Ok(true)) {
+            self.ended = true;
+        }
+        result
+    }
+
+    fn read_batch(&mut self, batch: &mut Vec<Sample>) -> Result<bool, StreamError> {
+        let mut count_bytes = [0u8; 2];
+        match self.fill(&mut count_bytes)? {
+            0 => return Ok(false), // cut short after a whole batch
+            1 => {
+                return Err(self.corrupt(
+                    "end",
+                    format!(
+                        "a stray byte at offset {} (neither a batch nor the trailer)",
+                        self.offset - 1
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        let count = u16::from_le_bytes(count_bytes);
+        if count == END_MARKER {
+            self.read_trailer()?;
+            return Ok(false);
+        }
+        let n = self.batches + 1;
+        if count == 0 {
+            return Err(self.corrupt("batch", format!("batch {n} is empty")));
+        }
+        let mut first = [0u8; 8];
+        self.exact(&mut first, "batch")?;
+        let first = u64::from_le_bytes(first);
+        let width = if self.version == 1 { 8 } else { 16 };
         let mut cycle = first;
-        let mut batch = Vec::with_capacity(count as usize);
-        for rec in body.chunks_exact(width) {
+        let mut instructions = 0usize;
+        let mut rec = [0u8; 16];
+        for _ in 0..count {
+            let rec = &mut rec[..width];
+            self.exact(rec, "batch")?;
             // Addresses, then length, flags and the cycle delta.
             let word = |i: usize| Addr::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
-            let (pc, next_pc, target, rest) = if version == 1 {
+            let (pc, next_pc, target, rest) = if self.version == 1 {
                 let pc = u16::from_le_bytes([rec[0], rec[1]]) as Addr;
                 let next_pc = u16::from_le_bytes([rec[2], rec[3]]) as Addr;
                 // No target recorded: what [`Sample::control`] assumes.
@@ -254,11 +417,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
             // Checked: `first` comes from the file and may be anything.
             cycle = cycle
                 .checked_add(u16::from_le_bytes([rest[2], rest[3]]) as u64)
-                .ok_or_else(|| corrupt("batch", "cycle count overflows 64 bits".into()))?;
+                .ok_or_else(|| {
+                    self.corrupt("batch", format!("batch {n}: cycle count overflows 64 bits"))
+                })?;
             let flow = flow_from_code(rest[1] & 0x0F).ok_or_else(|| {
-                corrupt("sample", format!("unknown flow code {}", rest[1] & 0x0F))
+                self.corrupt(
+                    "sample",
+                    format!("batch {n}: unknown flow code {}", rest[1] & 0x0F),
+                )
             })?;
-            batch.push(Sample {
+            let sample = Sample {
                 pc,
                 next_pc,
                 target,
@@ -266,35 +434,223 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<SampleStream, StreamError> {
                 flow,
                 taken: rest[1] & 0x10 != 0,
                 cycle,
-            });
+            };
+            check_sample(&sample).map_err(|p| self.corrupt("sample", format!("batch {n}: {p}")))?;
+            instructions += usize::from(sample.len > 0);
+            batch.push(sample);
         }
-        batches.push(batch);
+        if instructions != self.header.batch_len {
+            return Err(self.corrupt(
+                "batch",
+                format!(
+                    "batch {n} holds {instructions} instructions but the header says N = {}",
+                    self.header.batch_len
+                ),
+            ));
+        }
+        self.batches = n;
+        self.instructions += instructions as u64;
+        Ok(true)
     }
-    Ok(SampleStream {
-        header,
-        batches,
-        trailer,
-    })
+
+    fn read_trailer(&mut self) -> Result<(), StreamError> {
+        let text = self.text("trailer", MAX_TRAILER_BYTES)?;
+        let trailer: StreamTrailer = ron::from_str(&text).map_err(|e| {
+            self.corrupt("trailer", emu::input_file::shorten_to(&e.to_string(), 160))
+        })?;
+        let end = self.offset;
+        let mut more = [0u8; 1];
+        if self.fill(&mut more)? > 0 {
+            return Err(self.corrupt(
+                "end",
+                format!("junk after the trailer, from offset {end} on"),
+            ));
+        }
+        check_trailer(&trailer, self.batches, self.instructions)
+            .map_err(|p| self.corrupt("trailer", p))?;
+        self.trailer = Some(trailer);
+        Ok(())
+    }
+
+    /// A `u32` length, then that much UTF-8 text (at most `max` bytes).
+    fn text(&mut self, what: &'static str, max: u32) -> Result<String, StreamError> {
+        let len = self.u32(what)?;
+        if len > max {
+            return Err(self.corrupt(
+                what,
+                format!("{len} bytes long; a stream's {what} is at most {max}"),
+            ));
+        }
+        let mut bytes = vec![0u8; len as usize];
+        self.exact(&mut bytes, what)?;
+        String::from_utf8(bytes).map_err(|e| {
+            self.corrupt(
+                what,
+                format!(
+                    "not UTF-8 (invalid byte at {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, StreamError> {
+        let mut bytes = [0u8; 4];
+        self.exact(&mut bytes, what)?;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    /// Fills `buf`, or an error saying how early the file ends.
+    fn exact(&mut self, buf: &mut [u8], what: &'static str) -> Result<(), StreamError> {
+        let got = self.fill(buf)?;
+        if got < buf.len() {
+            return Err(self.corrupt(what, format!("file ends {} bytes early", buf.len() - got)));
+        }
+        Ok(())
+    }
+
+    /// Reads into `buf` until it is full or the input ends: the bytes read.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize, StreamError> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.input.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(StreamError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
+            }
+        }
+        self.offset += got as u64;
+        Ok(got)
+    }
+
+    fn corrupt(&self, what: &'static str, problem: String) -> StreamError {
+        StreamError::Corrupt {
+            path: self.path.clone(),
+            what,
+            problem,
+        }
+    }
 }
 
-/// The largest sample stream read: 2 GiB, about four emulated hours at
-/// the thesis' trigger (X = 3 ms, N = 25: 333 batches a second of
-/// 10 + 25 × 16 bytes). Longer runs are not what streams are for (the sweep
-/// replays them whole, in memory).
-pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
-    bytes: 2 << 30,
-    what: "sample streams (2 GiB: ~4 emulated hours at X = 3 ms, N = 25)",
-};
+impl<R: Read> Iterator for StreamReader<R> {
+    type Item = Result<Vec<Sample>, StreamError>;
 
-/// Reads and parses the stream at `path`: a regular file of at most
-/// [`MAX_FILE`] bytes.
-pub fn read(path: &Path) -> Result<SampleStream, StreamError> {
-    let bytes =
-        emu::input_file::read_limited(path, MAX_FILE).map_err(|source| StreamError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    parse(&bytes, path)
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut batch = Vec::new();
+        match self.next_into(&mut batch) {
+            Ok(true) => Some(Ok(batch)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// The header's own consistency (see [`StreamReader`]).
+fn check_header(h: &StreamHeader) -> Result<(), String> {
+    if !matches!(h.trigger.as_str(), "wall" | "emulated") {
+        return Err(format!(
+            "trigger {:?} is not wall or emulated",
+            emu::input_file::shorten(&h.trigger)
+        ));
+    }
+    if !matches!(h.spacing.as_str(), "uniform" | "periodic") {
+        return Err(format!(
+            "spacing {:?} is not uniform or periodic",
+            emu::input_file::shorten(&h.spacing)
+        ));
+    }
+    if !(h.interval_ms.is_finite() && h.interval_ms > 0.0) {
+        return Err(format!(
+            "interval {} ms is not a positive number",
+            h.interval_ms
+        ));
+    }
+    if !(h.jitter_ms.is_finite() && h.jitter_ms >= 0.0) {
+        return Err(format!(
+            "jitter {} ms is not a number from 0 up",
+            h.jitter_ms
+        ));
+    }
+    if !(1..=MAX_BATCH_SAMPLES).contains(&h.batch_len) {
+        return Err(format!(
+            "batch length N = {} is not 1 to {MAX_BATCH_SAMPLES}",
+            h.batch_len
+        ));
+    }
+    let hex = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !(h.rom_hash.is_empty() || hex(&h.rom_hash)) {
+        return Err(format!(
+            "ROM hash {:?} is not 16 hex digits",
+            emu::input_file::shorten(&h.rom_hash)
+        ));
+    }
+    Ok(())
+}
+
+/// One sample's own consistency (see [`StreamReader`]).
+fn check_sample(s: &Sample) -> Result<(), String> {
+    if s.len > 3 {
+        return Err(format!(
+            "instruction at {:#x} is {} bytes long (a 6502 instruction is 1 to 3)",
+            s.pc, s.len
+        ));
+    }
+    if (s.len == 0) != (s.flow == Flow::Interrupt) {
+        return Err(format!(
+            "entry at {:#x} of length {} has flow {:?} (only interrupt entries have length 0)",
+            s.pc, s.len, s.flow
+        ));
+    }
+    for a in [s.pc, s.next_pc, s.target] {
+        crate::cfg_file::check_address(a)?;
+    }
+    Ok(())
+}
+
+/// The trailer against the body: `batches` batches holding `instructions`
+/// instructions (see [`StreamReader`]).
+fn check_trailer(t: &StreamTrailer, batches: u64, instructions: u64) -> Result<(), String> {
+    if t.batches != batches {
+        return Err(format!(
+            "it counts {} batches but the file holds {batches}",
+            t.batches
+        ));
+    }
+    if t.sampled_instructions != instructions {
+        return Err(format!(
+            "it counts {} sampled instructions but the batches hold {instructions}",
+            t.sampled_instructions
+        ));
+    }
+    if t.dropped_batches > t.batches {
+        return Err(format!(
+            "{} dropped batches of {} in all",
+            t.dropped_batches, t.batches
+        ));
+    }
+    if t.sampled_instructions > t.executed_instructions {
+        return Err(format!(
+            "{} sampled instructions of {} executed",
+            t.sampled_instructions, t.executed_instructions
+        ));
+    }
+    let most = t
+        .frames
+        .saturating_add(1)
+        .saturating_mul(MAX_INSTRUCTIONS_PER_FRAME);
+    if t.executed_instructions > most {
+        return Err(format!(
+            "{} executed instructions in {} frames (at most {MAX_INSTRUCTIONS_PER_FRAME} a frame)",
+            t.executed_instructions, t.frames
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -316,35 +672,85 @@ mod tests {
         }
     }
 
-    #[test]
-    fn round_trip() {
-        let mut a = Sample::control(0x8003, 2, Flow::Branch, 0x8000);
-        a.cycle = 1000;
-        let mut b = Sample::plain(0x8000, 2);
-        b.cycle = 1003;
-        let mut c = Sample::interrupt(0x9000);
-        c.cycle = 1010;
+    fn sample_at(mut s: Sample, cycle: u64) -> Sample {
+        s.cycle = cycle;
+        s
+    }
+
+    /// Two batches of N = 3 instructions, one with an interrupt entry and
+    /// a banked branch, and the trailer that agrees with them.
+    fn two_batches() -> (Vec<Vec<Sample>>, StreamTrailer) {
+        let a = sample_at(Sample::control(0x8003, 2, Flow::Branch, 0x8000), 1000);
+        let b = sample_at(Sample::plain(0x8000, 2), 1003);
+        let c = sample_at(Sample::interrupt(0x9000), 1010);
         // A banked code address; a branch not taken, its target known.
-        let mut d = Sample::control(0x3C_8010, 2, Flow::Branch, 0x3C_8012).with_target(0x3C_8000);
-        d.cycle = 1020;
-        let batches = vec![vec![a, b, c, d], vec![b]];
-        let mut w = StreamWriter::new(Vec::new(), &header()).unwrap();
-        for batch in &batches {
-            w.batch(batch).unwrap();
-        }
+        let d = sample_at(
+            Sample::control(0x3C_8010, 2, Flow::Branch, 0x3C_8012).with_target(0x3C_8000),
+            1020,
+        );
+        let e = sample_at(Sample::plain(0x8000, 2), 5000);
+        let f = sample_at(Sample::plain(0x8002, 1), 5002);
+        let g = sample_at(Sample::control(0x8003, 3, Flow::Jump, 0x8000), 5004);
         let trailer = StreamTrailer {
             executed_instructions: 99,
+            sampled_instructions: 6,
             batches: 2,
-            ..Default::default()
+            dropped_batches: 1,
+            frames: 1,
+            frame_hash: 7,
         };
-        let bytes = w.finish(&trailer).unwrap();
+        (vec![vec![a, b, c, d], vec![e, f, g]], trailer)
+    }
+
+    fn write(header: &StreamHeader, batches: &[Vec<Sample>], trailer: &StreamTrailer) -> Vec<u8> {
+        let mut w = StreamWriter::new(Vec::new(), header).unwrap();
+        for batch in batches {
+            w.batch(batch).unwrap();
+        }
+        w.finish(trailer).unwrap()
+    }
+
+    #[test]
+    fn round_trip() {
+        let (batches, trailer) = two_batches();
+        let bytes = write(&header(), &batches, &trailer);
         let stream = parse(&bytes, Path::new("x")).unwrap();
         assert_eq!(stream.header, header());
         assert_eq!(stream.batches, batches);
-        assert_eq!(stream.trailer, Some(trailer));
-        // Cut short: the batches before the cut survive, no trailer.
-        let cut = parse(&bytes[..bytes.len() - 20], Path::new("x"));
-        assert!(cut.is_err() || cut.unwrap().trailer.is_none());
+        assert_eq!(stream.trailer, Some(trailer.clone()));
+        // Batch by batch, reusing one buffer: the same.
+        let mut reader = StreamReader::new(&bytes[..], Path::new("x")).unwrap();
+        let mut batch = Vec::new();
+        let mut again = Vec::new();
+        while reader.next_into(&mut batch).unwrap() {
+            again.push(batch.clone());
+        }
+        assert_eq!(again, batches);
+        assert_eq!(reader.trailer(), Some(&trailer));
+        assert_eq!(reader.batches_read(), 2);
+        assert!(!reader.next_into(&mut batch).unwrap(), "stays ended");
+        // Cut after a whole batch: the batches before the cut, no trailer.
+        let header_len = write(&header(), &[], &StreamTrailer::default()).len()
+            - 2
+            - 4
+            - ron::to_string(&StreamTrailer::default()).unwrap().len();
+        let first_batch = 2 + 8 + 4 * 16;
+        let cut = parse(&bytes[..header_len + first_batch], Path::new("x")).unwrap();
+        assert_eq!(cut.batches, batches[..1]);
+        assert_eq!(cut.trailer, None);
+        // Cut anywhere else: an error (never a panic).
+        let second_batch = 2 + 8 + 3 * 16;
+        let whole = [
+            header_len,
+            header_len + first_batch,
+            header_len + first_batch + second_batch,
+        ];
+        for end in 0..bytes.len() {
+            if !whole.contains(&end) {
+                let r = parse(&bytes[..end], Path::new("x"));
+                assert!(r.is_err(), "cut at {end} accepted");
+            }
+        }
     }
 
     /// Streams written before code addresses had banks (format 1: 16-bit
@@ -353,7 +759,11 @@ mod tests {
     fn reads_format_1() {
         let mut v = MAGIC.to_vec();
         v.extend_from_slice(&1u32.to_le_bytes());
-        let text = ron::to_string(&header()).unwrap();
+        let text = ron::to_string(&StreamHeader {
+            batch_len: 1,
+            ..header()
+        })
+        .unwrap();
         v.extend_from_slice(&(text.len() as u32).to_le_bytes());
         v.extend_from_slice(text.as_bytes());
         v.extend_from_slice(&1u16.to_le_bytes());
@@ -361,7 +771,14 @@ mod tests {
         // BNE at $8003 taken to $8000, 0 cycles after the batch's first.
         v.extend_from_slice(&[0x03, 0x80, 0x00, 0x80, 2, 0x11, 0, 0]);
         v.extend_from_slice(&END_MARKER.to_le_bytes());
-        let text = ron::to_string(&StreamTrailer::default()).unwrap();
+        let text = ron::to_string(&StreamTrailer {
+            executed_instructions: 10,
+            sampled_instructions: 1,
+            batches: 1,
+            frames: 1,
+            ..Default::default()
+        })
+        .unwrap();
         v.extend_from_slice(&(text.len() as u32).to_le_bytes());
         v.extend_from_slice(text.as_bytes());
         let stream = parse(&v, Path::new("x")).unwrap();
@@ -370,6 +787,114 @@ mod tests {
         assert_eq!(stream.batches, vec![vec![expected]]);
     }
 
+    fn refused(bytes: &[u8]) -> String {
+        let e = parse(bytes, Path::new("s.bin"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.starts_with("s.bin: "), "{e}");
+        assert!(!e.contains('\n') && e.len() < 300, "{e}");
+        e
+    }
+
+    /// A trailer that disagrees with the body (it once printed
+    /// `sampled_pct=1.8e21`), junk after it, a stray byte: refused.
+    #[test]
+    fn trailer_must_agree_with_the_body() {
+        let (batches, good) = two_batches();
+        let bad = |change: &dyn Fn(&mut StreamTrailer)| {
+            let mut t = good.clone();
+            change(&mut t);
+            refused(&write(&header(), &batches, &t))
+        };
+        let e = bad(&|t| t.batches = 3);
+        assert!(e.contains("counts 3 batches but the file holds 2"), "{e}");
+        let e = bad(&|t| t.sampled_instructions = 7);
+        assert!(
+            e.contains("7 sampled instructions but the batches hold 6"),
+            "{e}"
+        );
+        let e = bad(&|t| t.executed_instructions = 5);
+        assert!(e.contains("6 sampled instructions of 5 executed"), "{e}");
+        let e = bad(&|t| t.dropped_batches = 3);
+        assert!(e.contains("3 dropped batches of 2"), "{e}");
+        let e = bad(&|t| t.executed_instructions = u64::MAX);
+        assert!(e.contains("executed instructions in 1 frames"), "{e}");
+
+        let bytes = write(&header(), &batches, &good);
+        let mut junk = bytes.clone();
+        junk.extend_from_slice(b"more");
+        let e = refused(&junk);
+        assert!(
+            e.contains(&format!(
+                "junk after the trailer, from offset {}",
+                bytes.len()
+            )),
+            "{e}"
+        );
+        // A stray byte after a whole batch (no trailer).
+        let header_only = write(&header(), &[], &StreamTrailer::default());
+        let trailer_len = 2 + 4 + ron::to_string(&StreamTrailer::default()).unwrap().len();
+        let mut stray = header_only[..header_only.len() - trailer_len].to_vec();
+        stray.push(0x42);
+        let e = refused(&stray);
+        assert!(e.contains("a stray byte"), "{e}");
+    }
+
+    /// A header contradicting itself or the body: refused.
+    #[test]
+    fn header_must_be_sane_and_match_the_batches() {
+        let (batches, trailer) = two_batches();
+        for (change, expect) in [
+            (
+                &(|h: &mut StreamHeader| h.batch_len = 0) as &dyn Fn(&mut StreamHeader),
+                "batch length N = 0",
+            ),
+            (
+                &|h| h.batch_len = 4,
+                "holds 3 instructions but the header says N = 4",
+            ),
+            (&|h| h.interval_ms = f64::NAN, "interval NaN ms"),
+            (&|h| h.interval_ms = f64::INFINITY, "interval inf ms"),
+            (&|h| h.interval_ms = -3.0, "interval -3 ms"),
+            (&|h| h.jitter_ms = -1.0, "jitter -1 ms"),
+            (&|h| h.jitter_ms = f64::NAN, "jitter NaN ms"),
+            (&|h| h.trigger = "timer\n".into(), "trigger \"timer\\\\n\""),
+            (&|h| h.spacing = "random".into(), "spacing \"random\""),
+            (&|h| h.rom_hash = "xyz".into(), "ROM hash \"xyz\""),
+        ] {
+            let mut h = header();
+            change(&mut h);
+            let e = refused(&write(&h, &batches, &trailer));
+            assert!(e.contains(expect), "{expect}: {e}");
+        }
+        // A header length past its limit is refused before it is read.
+        let mut v = MAGIC.to_vec();
+        v.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        v.extend_from_slice(&u32::MAX.to_le_bytes());
+        let e = refused(&v);
+        assert!(e.contains("at most 16384"), "{e}");
+    }
+
+    /// Samples no sampler writes: refused.
+    #[test]
+    fn samples_must_be_instructions_or_interrupts() {
+        let (batches, trailer) = two_batches();
+        for (change, expect) in [
+            (
+                &(|s: &mut Sample| s.len = 4) as &dyn Fn(&mut Sample),
+                "4 bytes long",
+            ),
+            (&|s| s.flow = Flow::Interrupt, "has flow Interrupt"),
+            (&|s| s.len = 0, "of length 0 has flow"),
+            (&|s| s.pc = 0x1_2000, "not in ROM"),
+            (&|s| s.next_pc = 0xFFFF_FFFF, "not in any PRG ROM"),
+        ] {
+            let mut b = batches.clone();
+            change(&mut b[1][0]);
+            let e = refused(&write(&header(), &b, &trailer));
+            assert!(e.contains(expect) && e.contains("batch 2"), "{expect}: {e}");
+        }
+    }
     #[test]
     fn rejects_foreign_files() {
         assert!(matches!(

@@ -11,9 +11,11 @@ use clap::{Args, Subcommand};
 use emu::nes::Engine;
 use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
 use profiler::cfg_file::CfgFile;
+use profiler::stream::{StreamError, StreamReader, StreamTrailer};
 
 use crate::emit::emit;
 use crate::error::BadInput;
+use crate::notice;
 use crate::open::open;
 use crate::options;
 use crate::output_set::{OutputSet, Tool, CFG_BUILD_FILES};
@@ -153,11 +155,11 @@ fn record_symbols(
             let cart = emu::Cartridge::from_bytes(&bytes)
                 .map_err(|p| BadInput(format!("{}: {p}", path.display())))?;
             if format!("{:016x}", emu::hash::fnv1a64(&bytes)) != record.rom_hash {
-                eprintln!(
+                notice::later(&format!(
                     "warning: {} is not the ROM the record was made from ({})",
                     path.display(),
                     record.rom_name
-                );
+                ));
             }
             cart.prg_rom.len()
         }
@@ -270,29 +272,56 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(|dir| OutputSet::open(dir, Tool::CfgBuild, CFG_BUILD_FILES))
         .transpose()?;
-    let stream = profiler::stream::read(&args.samples).map_err(|e| BadInput(e.to_string()))?;
+    let bad_stream = |e: StreamError| BadInput(e.to_string());
+    // Read a batch at a time: memory is the builder's, whatever the
+    // stream's length.
+    let mut stream = StreamReader::open(&args.samples).map_err(bad_stream)?;
     let truth = read_record(&args.truth)?;
-    if stream.header.rom_hash != truth.rom_hash && !stream.header.rom_hash.is_empty() {
+    if truth.kind != "truth" {
+        return Err(BadInput(format!(
+            "{}: a CFG record of kind {:?}, not the exact CFG --truth needs (kind \"truth\": a profile's truth.ron, or what `cfg record` writes)",
+            args.truth.display(),
+            truth.kind
+        ))
+        .into());
+    }
+    let header = stream.header();
+    if header.rom_hash != truth.rom_hash && !header.rom_hash.is_empty() {
         return Err(BadInput(format!(
             "{} records {} ({}) but {} is the CFG of {} ({})",
             args.samples.display(),
-            stream.header.rom_name,
-            stream.header.rom_hash,
+            emu::input_file::shorten(&header.rom_name),
+            header.rom_hash,
             args.truth.display(),
-            truth.rom_name,
+            emu::input_file::shorten(&truth.rom_name),
             truth.rom_hash
         ))
         .into());
     }
-    let trailer = stream.trailer.clone().unwrap_or_default();
-    if stream.trailer.is_none() {
-        eprintln!(
-            "warning: {} has no trailer (the run was cut short): totals unknown, sampled_pct is 0",
-            args.samples.display()
-        );
-    }
     let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
-    let builder = profiler::session::replay_batches(&stream.batches, args.builder, args.config);
+    let builder = profiler::session::replay_each(stream.by_ref(), args.builder, args.config)
+        .map_err(bad_stream)?;
+    let trailer = match stream.trailer() {
+        Some(t) => {
+            if t.frames != truth.frames {
+                notice::later(&format!(
+                    "warning: {} ran {} frames but {} records {}: not the same run, so the metrics compare two runs",
+                    args.samples.display(),
+                    t.frames,
+                    args.truth.display(),
+                    truth.frames
+                ));
+            }
+            t.clone()
+        }
+        None => {
+            notice::later(&format!(
+                "warning: {} has no trailer (the run was cut short): totals unknown, sampled_pct is 0",
+                args.samples.display()
+            ));
+            StreamTrailer::default()
+        }
+    };
     let hot = builder.graph();
     let profile = builder.edge_profile();
     let hot_truth = HotTruth::new(&truth.cfg);
@@ -384,22 +413,38 @@ fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let a = read_record(&args.a)?;
     let b = read_record(&args.b)?;
     if a.rom_hash != b.rom_hash {
-        eprintln!(
+        notice::later(&format!(
             "note: the records come from different ROMs ({} {} vs {} {})",
             a.rom_name, a.rom_hash, b.rom_name, b.rom_hash
-        );
+        ));
     }
+    // Records of different kinds (an exact CFG against a sampled one) are
+    // expected to differ: the names say which is which.
+    let kinds_differ = a.kind != b.kind;
+    let name = |p: &Path, record: &CfgFile| {
+        let path = notice::line(&p.display().to_string());
+        if kinds_differ {
+            format!("{path} ({})", record.kind)
+        } else {
+            path
+        }
+    };
     let d = profiler::diff::diff(&a.cfg, &b.cfg);
-    let name = |p: &Path| p.display().to_string();
     if d.is_empty() {
+        let kinds = if kinds_differ {
+            format!(" (a {} and a {} record)", a.kind, b.kind)
+        } else {
+            String::new()
+        };
         emit(&format!(
-            "identical: {} blocks, {} edges",
+            "identical: {} blocks, {} edges{kinds}",
             a.cfg.num_blocks(),
             a.cfg.num_edges()
         ));
         return Ok(ExitCode::SUCCESS);
     }
-    for line in profiler::diff::report(&d, &name(&args.a), &name(&args.b), args.limit).lines() {
+    let report = profiler::diff::report(&d, &name(&args.a, &a), &name(&args.b, &b), args.limit);
+    for line in report.lines() {
         emit(line);
     }
     Ok(ExitCode::from(1))

@@ -155,7 +155,7 @@ fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
     if let Some(rom) = &args.rom {
         let bytes = read_rom(rom)?;
         match checksum_warning(&movie, &args.movie, rom, &bytes) {
-            Some(w) => eprintln!("{}", printable(&w)),
+            Some(w) => crate::notice::later(&w),
             None => emit(&format!(
                 "checksum: matches {}",
                 printable(&rom.display().to_string())

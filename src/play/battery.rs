@@ -29,10 +29,16 @@ impl BatterySave {
         if let Ok(bytes) = emu::input_file::read_limited(&path, limit) {
             match nes.load_battery_ram(&bytes) {
                 Ok(()) => {
-                    eprintln!("loaded battery save {}", path.display());
+                    eprintln!(
+                        "{}",
+                        crate::notice::line(&format!("loaded battery save {}", path.display()))
+                    );
                     last_written = Some(bytes);
                 }
-                Err(e) => eprintln!("warning: ignoring {}: {e}", path.display()),
+                Err(e) => eprintln!(
+                    "{}",
+                    crate::notice::line(&format!("warning: ignoring {}: {e}", path.display()))
+                ),
             }
         }
         Some(BatterySave {
@@ -54,8 +60,11 @@ impl BatterySave {
             Ok(()) => self.last_written = Some(ram.to_vec()),
             Err(e) if !self.warned => {
                 eprintln!(
-                    "warning: cannot write battery save {}: {e}",
-                    self.path.display()
+                    "{}",
+                    crate::notice::line(&format!(
+                        "warning: cannot write battery save {}: {e}",
+                        self.path.display()
+                    ))
                 );
                 self.warned = true;
             }

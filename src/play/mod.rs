@@ -165,7 +165,7 @@ fn run_headless(
     }
     if let Some(path) = &args.screenshot {
         screenshot::write_png(path, stride, HEIGHT * scale, &buffer)?;
-        eprintln!("screenshot: {}", path.display());
+        crate::notice::later(&format!("screenshot: {}", path.display()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -457,7 +457,10 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
         if window.is_key_pressed(Key::F12, KeyRepeat::No) {
             let path = screenshot_path();
             save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), &path)?;
-            eprintln!("screenshot: {}", path.display());
+            eprintln!(
+                "{}",
+                crate::notice::line(&format!("screenshot: {}", path.display()))
+            );
         }
         window
             .update_with_buffer(&buffer, stride, HEIGHT * scale)
@@ -484,7 +487,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.screenshot {
         save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), path)?;
-        eprintln!("screenshot: {}", path.display());
+        crate::notice::later(&format!("screenshot: {}", path.display()));
     }
     eprintln!("{}", stats.report());
     if let Some(save) = battery.as_mut() {

@@ -98,12 +98,15 @@ impl Recorder {
         self.save()?;
         self.last_saved = self.movie.frames.len();
         eprintln!(
-            "recorded {} frames to {}: frames={} frame_hash={:016x} ram_hash={:016x}",
-            self.movie.frames.len(),
-            self.path.display(),
-            nes.frame_count(),
-            nes.frame_hash(),
-            nes.ram_hash()
+            "{}",
+            crate::notice::line(&format!(
+                "recorded {} frames to {}: frames={} frame_hash={:016x} ram_hash={:016x}",
+                self.movie.frames.len(),
+                self.path.display(),
+                nes.frame_count(),
+                nes.frame_hash(),
+                nes.ram_hash()
+            ))
         );
         Ok(())
     }

@@ -89,7 +89,10 @@ impl Frames<'_> {
                 // The image parsed when the replay was made, so a power
                 // command cannot fail to rebuild the cartridge.
                 if let Err(p) = replay.apply(nes, replay.len()) {
-                    eprintln!("{}: {p}", self.rom.display());
+                    eprintln!(
+                        "{}",
+                        crate::notice::line(&format!("{}: {p}", self.rom.display()))
+                    );
                 }
             } else {
                 nes.set_buttons(0, 0);

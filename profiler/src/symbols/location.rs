@@ -3,6 +3,8 @@
 //! complaint about one line (`LineError`). Shared by the table (`mod.rs`)
 //! and the three readers, which import it and nothing else of each other.
 
+use std::borrow::Cow;
+
 /// Which memory a location is in. The order is the table's sort order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Region {
@@ -83,6 +85,36 @@ impl std::fmt::Display for Location {
             Region::Cpu => write!(f, "${:04X}", self.addr),
         }
     }
+}
+
+/// Longest label name kept, in characters. FCEUX keeps at most 30
+/// characters of a name-list name (`NL_MAX_NAME_LEN` in its debugger) and
+/// ca65 identifiers are rarely longer; 128 leaves room for an ld65 name
+/// qualified by three scopes (`scope::inner::loop@again`). Every table
+/// column, DOT box and overlay line that shows a label is then bounded:
+/// unbounded names made the hot-block table's padding panic (a
+/// 65,535-character label) and one 5 MB label a 535 MB DOT.
+pub const MAX_LABEL_CHARS: usize = 128;
+
+/// `name` as the table keeps it: control characters escaped (a name is
+/// printed on terminals and in reports) and, when longer than
+/// [`MAX_LABEL_CHARS`], its first 127 characters and `…`. Reads at most
+/// that much of `name`, however long it is, and borrows it when it is
+/// already so.
+pub fn bounded_name(name: &str) -> Cow<'_, str> {
+    let clean = name.len() <= MAX_LABEL_CHARS && !name.chars().any(emu::input_file::needs_escape);
+    if clean {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(emu::input_file::shorten_to(name, MAX_LABEL_CHARS - 1))
+    }
+}
+
+/// `text` from a file quoted in a reader's complaint: shortened and
+/// escaped ([`emu::input_file::shorten`]), so a complaint stays one short
+/// line whatever the line it quotes.
+pub(crate) fn quoted(text: &str) -> String {
+    format!("\"{}\"", emu::input_file::shorten(text))
 }
 
 /// One label as a reader found it.

@@ -21,10 +21,10 @@
 //! fields, a bad hex address, a range whose end is not after its start), the
 //! reader stops with the line number, so a broken generated file is noticed.
 
-use super::location::{Label, LineError, Location};
+use super::location::{bounded_name, quoted, Label, LineError, Location};
 
 fn hex(text: &str, line: usize) -> Result<u32, LineError> {
-    let bad = || LineError::new(line, format!("bad address {text:?}"));
+    let bad = || LineError::new(line, format!("bad address {}", quoted(text)));
     if text.is_empty() || text.len() > 8 {
         return Err(bad());
     }
@@ -48,8 +48,12 @@ fn memory(name: &str) -> Option<Memory> {
     })
 }
 
-pub(crate) fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError> {
-    let mut labels = Vec::new();
+/// Reads `text`, handing each label to `add` in the file's order.
+pub(crate) fn read(
+    text: &str,
+    prg_len: usize,
+    add: &mut dyn FnMut(Label),
+) -> Result<(), LineError> {
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let row = raw.trim_end_matches('\r');
@@ -103,22 +107,29 @@ pub(crate) fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError>
                 (last.region == location.region && last.addr >= location.addr)
                     .then_some(last.addr + 1)
             }
-            Memory::InternalRam => Some(location.addr + (e - start) + 1),
-            _ => Some(e + 1),
+            Memory::InternalRam => Some(location.addr.saturating_add(e - start).saturating_add(1)),
+            _ => Some(e.saturating_add(1)),
         });
-        labels.push(Label {
+        add(Label {
             location,
-            name: name.to_owned(),
+            name: bounded_name(name).into_owned(),
             end,
             local: false,
         });
     }
-    Ok(labels)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::symbols::MAX_LABEL_CHARS;
+
+    fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError> {
+        let mut labels = Vec::new();
+        read(text, prg_len, &mut |l| labels.push(l))?;
+        Ok(labels)
+    }
 
     #[test]
     fn mesen1_lines() {
@@ -189,5 +200,18 @@ SnesPrgRom:0000:not_ours\n";
         let e = parse("R:0310-0300:backwards\n", 0x8000).unwrap_err();
         assert!(e.problem.contains("range"), "{e:?}");
         assert_eq!(parse("G:12345:x\n", 0x8000).unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn long_names_are_cut_and_ranges_saturate() {
+        let text = format!(
+            "P:0000:{}\nR:0000-FFFFFFFF:all\nW:0-FFFFFFFF:wram\n",
+            "q".repeat(70_000)
+        );
+        let l = parse(&text, 0x8000).unwrap();
+        assert_eq!(l[0].name.chars().count(), MAX_LABEL_CHARS);
+        assert!(l[0].name.starts_with("qqq") && l[0].name.ends_with('…'));
+        assert_eq!(l[1].end, Some(u32::MAX));
+        assert_eq!(l[2].end, Some(u32::MAX));
     }
 }

@@ -28,15 +28,22 @@
 //! When two labels name one location, a global label beats a cheap local
 //! (`@loop`) and otherwise the first one read stays, so files given earlier
 //! take precedence and a table built from the same files is always the same.
+//!
+//! Bounds: a file is read only up to its format's size limit ([`max_file`])
+//! and refused if it holds a NUL byte (binary junk, never text these tools
+//! write); names are cut to [`MAX_LABEL_CHARS`] with control characters
+//! escaped as they are read; a file's labels go straight into a table
+//! keyed by location, so memory follows the labels kept, not the lines
+//! read. What a table holds, and what any view of its names costs, is then
+//! linear in the files' sizes.
 
 mod dbg;
 mod location;
 mod mlb;
 mod nl;
 
-pub use location::{Label, Location, Region};
+pub use location::{bounded_name, Label, Location, Region, MAX_LABEL_CHARS};
 
-use std::collections::btree_map::Entry as MapEntry;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -62,13 +69,17 @@ pub enum SymbolError {
          FCEUX name lists (.nl) and Mesen label files (.mlb)"
     )]
     Format { path: PathBuf },
+    #[error("{path}: binary data (a NUL byte at offset {offset}), not a text symbol file")]
+    Binary { path: PathBuf, offset: usize },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A label in the table; its name is `names[name..name + name_len]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
-    name: String,
-    end: Option<u32>,
+    name: usize,
+    name_len: u16,
     local: bool,
+    end: Option<u32>,
 }
 
 /// A label found for an address: its name and how far past it the address is.
@@ -79,17 +90,41 @@ pub struct Hit<'a> {
 }
 
 /// Labels of one program, keyed by location.
+///
+/// The names sit back to back in one string: a table of millions of short
+/// labels (a 32 MiB label file of one-letter names) then costs some 40
+/// bytes a label, where a `String` each cost 90 (the allocator's smallest
+/// block is bigger than most names).
 #[derive(Debug, Clone, Default)]
 pub struct Symbols {
     prg_len: usize,
     entries: BTreeMap<Location, Entry>,
+    names: String,
 }
 
-/// Largest symbol file read: an ld65 debug file of a 4 MiB program with
-/// every line and span listed stays far below it; a bigger file is not one.
-pub const MAX_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
-    bytes: 256 << 20,
-    what: "symbol files",
+/// Largest ld65 debug file read: 64 MiB. ld65 lists every file, line,
+/// span, scope and symbol; a big game's file is a few MB, and a cc65 C
+/// program with its C symbols and types some times that.
+pub const MAX_DBG_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 64 << 20,
+    what: "ld65 debug files (64 MiB: big games' are a few MB)",
+};
+
+/// Largest FCEUX name list read: 32 MiB. A file covers one 16 KiB bank (or
+/// the RAM below $8000), one line per address: 16 Ki lines of a name and a
+/// comment of up to 1000 characters (FCEUX's `NL_MAX_MULTILINE_COMMENT_LEN`)
+/// are 17 MB.
+pub const MAX_NL_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 32 << 20,
+    what: "FCEUX name lists (32 MiB: one 16 KiB bank, a line per address)",
+};
+
+/// Largest Mesen label file read: 32 MiB, a label and a 1000-character
+/// comment for every byte of a 32 KiB window of code, or a short label for
+/// each of a million addresses; exports of whole games are well under 1 MB.
+pub const MAX_MLB_FILE: emu::input_file::SizeLimit = emu::input_file::SizeLimit {
+    bytes: 32 << 20,
+    what: "Mesen label files (32 MiB: a game's export is under 1 MB)",
 };
 
 /// Bytes per PRG bank as FCEUX counts them (and `code_addr::label` shows).
@@ -103,6 +138,7 @@ impl Symbols {
         Symbols {
             prg_len,
             entries: BTreeMap::new(),
+            names: String::new(),
         }
     }
 
@@ -120,14 +156,21 @@ impl Symbols {
 
     /// Reads `path`, choosing the reader by its extension (`.dbg`, `.nl`,
     /// `.mlb`), and returns how many labels it added (labels at locations
-    /// already named are not counted).
+    /// already named are not counted). A file over its format's size limit
+    /// ([`max_file`]) or holding a NUL byte is refused before it is parsed.
     pub fn load(&mut self, path: &Path) -> Result<usize, SymbolError> {
         let format = Format::of(path)?;
-        let bytes =
-            emu::input_file::read_limited(path, MAX_FILE).map_err(|source| SymbolError::Io {
+        let io = |source| SymbolError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let bytes = emu::input_file::read_limited(path, format.max_file()).map_err(io)?;
+        if let Some(at) = bytes.iter().position(|&b| b == 0) {
+            return Err(SymbolError::Binary {
                 path: path.to_owned(),
-                source,
-            })?;
+                offset: at,
+            });
+        }
         // FCEUX writes ASCII, Mesen UTF-8; a stray byte in a comment is no
         // reason to refuse a file.
         self.load_format(format, &String::from_utf8_lossy(&bytes), path)
@@ -145,17 +188,38 @@ impl Symbols {
         text: &str,
         path: &Path,
     ) -> Result<usize, SymbolError> {
-        let parsed = match format {
-            Format::Dbg => dbg::parse(text, self.prg_len),
-            Format::Nl => nl::parse(text, nl::file_kind(path), self.prg_len),
-            Format::Mlb => mlb::parse(text, self.prg_len),
+        // The file's labels go into a table of their own, which keeps one
+        // per location as they come (a file of a million lines naming one
+        // address holds one label), and join this table only if the whole
+        // file reads. Adding the file's winner at each location gives what
+        // adding its labels one by one would (see `add`).
+        let mut file = Symbols::new(self.prg_len);
+        let mut add = |label: Label| {
+            file.add(label);
         };
-        let labels = parsed.map_err(|e| SymbolError::Parse {
+        let parsed = match format {
+            Format::Dbg => dbg::read(text, self.prg_len, &mut add),
+            Format::Nl => nl::read(text, nl::file_kind(path), self.prg_len, &mut add),
+            Format::Mlb => mlb::read(text, self.prg_len, &mut add),
+        };
+        parsed.map_err(|e| SymbolError::Parse {
             path: path.to_owned(),
             line: e.line,
             problem: e.problem,
         })?;
-        Ok(self.add_all(labels))
+        if self.entries.is_empty() {
+            // The first file: the table is the file's.
+            let added = file.len();
+            self.entries = file.entries;
+            self.names = file.names;
+            return Ok(added);
+        }
+        let mut added = 0;
+        for (&location, entry) in &file.entries {
+            added +=
+                usize::from(self.add_named(location, file.name(entry), entry.end, entry.local));
+        }
+        Ok(added)
     }
 
     /// The symbol files next to the ROM that the tools write by default:
@@ -177,32 +241,41 @@ impl Symbols {
         Ok((symbols, read))
     }
 
-    /// Adds one label; false if its location already has a label that stays
-    /// (see the module comment for which wins).
+    /// Adds one label (its name bounded as [`bounded_name`] says); false if
+    /// its location already has a label that stays (see the module comment
+    /// for which wins).
     pub fn add(&mut self, label: Label) -> bool {
-        let entry = Entry {
-            name: label.name,
-            end: label.end,
-            local: label.local,
-        };
-        match self.entries.entry(label.location) {
-            MapEntry::Vacant(v) => {
-                v.insert(entry);
-                true
-            }
-            MapEntry::Occupied(mut o) => {
-                if o.get().local && !entry.local {
-                    o.insert(entry);
-                    true
-                } else {
-                    false
-                }
-            }
-        }
+        self.add_named(
+            label.location,
+            &bounded_name(&label.name),
+            label.end,
+            label.local,
+        )
     }
 
-    fn add_all(&mut self, labels: Vec<Label>) -> usize {
-        labels.into_iter().filter(|l| self.add(l.clone())).count()
+    /// `add` for a name already bounded.
+    fn add_named(&mut self, location: Location, name: &str, end: Option<u32>, local: bool) -> bool {
+        let wins = match self.entries.get(&location) {
+            None => true,
+            Some(old) => old.local && !local,
+        };
+        if wins {
+            // A replaced name's bytes stay behind in `names`: a location is
+            // replaced at most once (a local by a global).
+            let entry = Entry {
+                name: self.names.len(),
+                name_len: name.len() as u16,
+                local,
+                end,
+            };
+            self.names.push_str(name);
+            self.entries.insert(location, entry);
+        }
+        wins
+    }
+
+    fn name(&self, entry: &Entry) -> &str {
+        &self.names[entry.name..entry.name + entry.name_len as usize]
     }
 
     /// Where code address `code` is (see `emu::code_addr`).
@@ -219,7 +292,7 @@ impl Symbols {
     }
 
     pub fn name_at_location(&self, location: Location) -> Option<&str> {
-        self.entries.get(&location).map(|e| e.name.as_str())
+        self.entries.get(&location).map(|e| self.name(e))
     }
 
     /// The nearest label at or below `code` that reaches it.
@@ -246,7 +319,7 @@ impl Symbols {
 
     /// Every label with its location, in location order.
     pub fn iter(&self) -> impl Iterator<Item = (Location, &str)> + '_ {
-        self.entries.iter().map(|(l, e)| (*l, e.name.as_str()))
+        self.entries.iter().map(|(l, e)| (*l, self.name(e)))
     }
 
     fn nearest(&self, at: Location, global_only: bool) -> Option<Hit<'_>> {
@@ -265,7 +338,7 @@ impl Symbols {
             None => at.addr - loc.addr < REACH_OUTSIDE_PRG,
         };
         reaches.then_some(Hit {
-            name: &entry.name,
+            name: self.name(entry),
             offset: at.addr - loc.addr,
         })
     }
@@ -286,7 +359,21 @@ enum Format {
     Mlb,
 }
 
+/// The size limit of the symbol file `path` (by its extension), if it
+/// names a format nesprof reads.
+pub fn max_file(path: &Path) -> Option<emu::input_file::SizeLimit> {
+    Format::of(path).ok().map(Format::max_file)
+}
+
 impl Format {
+    fn max_file(self) -> emu::input_file::SizeLimit {
+        match self {
+            Format::Dbg => MAX_DBG_FILE,
+            Format::Nl => MAX_NL_FILE,
+            Format::Mlb => MAX_MLB_FILE,
+        }
+    }
+
     /// The format a file's extension names.
     fn of(path: &Path) -> Result<Format, SymbolError> {
         let ext = path
@@ -465,6 +552,86 @@ mod tests {
         let missing = dir.0.join("none.dbg");
         let msg = s.load(&missing).unwrap_err().to_string();
         assert!(msg.contains("none.dbg"), "{msg}");
+    }
+
+    #[test]
+    fn refuses_binary_junk_and_files_over_their_limit() {
+        let dir = TempDir::new("junk");
+        let nul = dir.0.join("game.nes.0.nl");
+        std::fs::write(&nul, b"$8000#ok#\n\0\0\0").unwrap();
+        let mut s = Symbols::new(0x8000);
+        let msg = s.load(&nul).unwrap_err().to_string();
+        assert!(
+            msg.contains("game.nes.0.nl") && msg.contains("NUL byte at offset 10"),
+            "{msg}"
+        );
+        assert!(s.is_empty(), "nothing of a refused file is kept");
+        // Over the limit: refused by its size, before it is read.
+        let big = dir.0.join("big.mlb");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(MAX_MLB_FILE.bytes + 1).unwrap();
+        let start = std::time::Instant::now();
+        let msg = s.load(&big).unwrap_err().to_string();
+        assert!(msg.contains("limit for Mesen label files"), "{msg}");
+        assert!(start.elapsed() < std::time::Duration::from_millis(500));
+        assert_eq!(max_file(&big), Some(MAX_MLB_FILE));
+        assert_eq!(max_file(Path::new("x.DBG")), Some(MAX_DBG_FILE));
+    }
+
+    /// A label of any length costs the table at most `MAX_LABEL_CHARS`
+    /// characters, through any reader or `add`; a file that names one place
+    /// a million times keeps one label; a parse error keeps none.
+    #[test]
+    fn names_are_bounded_and_files_kept_whole_or_not_at_all() {
+        let long = "w".repeat(100_000);
+        let mut s = Symbols::new(0x8000);
+        s.load_text(&format!("P:0010:{long}\n"), Path::new("a.mlb"))
+            .unwrap();
+        s.add(label(Location::prg(0x20), &long, None, false));
+        s.add(label(Location::prg(0x30), "bell\x07", None, false));
+        for (_, name) in s.iter() {
+            assert!(name.chars().count() <= MAX_LABEL_CHARS, "{name}");
+        }
+        assert_eq!(s.name_at(0x8030), Some("bell\\x07"));
+        assert!(s.describe(0x8015).chars().count() <= MAX_LABEL_CHARS + 3);
+
+        let many = "$8000#same#\n".repeat(1_000_000);
+        let mut s = Symbols::new(0x8000);
+        assert_eq!(s.load_text(&many, Path::new("g.nes.0.nl")).unwrap(), 1);
+        assert_eq!(s.len(), 1);
+
+        let broken = "P:0010:kept_if_whole\nP:zz:bad\n";
+        assert!(s.load_text(broken, Path::new("b.mlb")).is_err());
+        assert_eq!(s.len(), 1, "a file that fails to parse adds nothing");
+    }
+
+    /// The file's winners joined to the table give what adding every label
+    /// one by one gives (first read wins, a global beats a local).
+    #[test]
+    fn a_file_joins_the_table_as_its_labels_one_by_one() {
+        let dbg = "version\tmajor=2,minor=0\n\
+seg\tid=0,name=\"CODE\",start=0x008000,size=0x0100,addrsize=absolute,type=ro,oname=\"p.nes\",ooffs=16\n\
+sym\tid=0,name=\"@l\",parent=1,addrsize=absolute,val=0x8000,seg=0,type=lab\n\
+sym\tid=1,name=\"g\",addrsize=absolute,val=0x8002,seg=0,type=lab\n\
+sym\tid=2,name=\"h\",addrsize=absolute,val=0x8000,seg=0,type=lab\n\
+sym\tid=3,name=\"i\",addrsize=absolute,val=0x8000,seg=0,type=lab\n";
+        for earlier in [None, Some(("e", true)), Some(("e", false))] {
+            let mut whole = Symbols::new(0x8000);
+            let mut one_by_one = Symbols::new(0x8000);
+            if let Some((name, local)) = earlier {
+                whole.add(label(Location::prg(0), name, None, local));
+                one_by_one.add(label(Location::prg(0), name, None, local));
+            }
+            whole.load_text(dbg, Path::new("p.dbg")).unwrap();
+            let mut labels = Vec::new();
+            dbg::read(dbg, 0x8000, &mut |l| labels.push(l)).unwrap();
+            for l in labels {
+                one_by_one.add(l);
+            }
+            let a: Vec<_> = whole.iter().collect();
+            let b: Vec<_> = one_by_one.iter().collect();
+            assert_eq!(a, b, "{earlier:?}");
+        }
     }
 
     #[test]

@@ -32,7 +32,7 @@
 
 use std::path::Path;
 
-use super::location::{Label, LineError, Location};
+use super::location::{bounded_name, quoted, Label, LineError, Location};
 
 /// Bytes per bank in FCEUX's name list file names (its default page size).
 const BANK: u32 = 0x4000;
@@ -67,13 +67,19 @@ pub(crate) fn file_kind(path: &Path) -> NlFile {
 
 fn hex(text: &str, what: &str, line: usize) -> Result<u32, LineError> {
     if text.is_empty() || text.len() > 8 {
-        return Err(LineError::new(line, format!("bad {what} {text:?}")));
+        return Err(LineError::new(line, format!("bad {what} {}", quoted(text))));
     }
-    u32::from_str_radix(text, 16).map_err(|_| LineError::new(line, format!("bad {what} {text:?}")))
+    u32::from_str_radix(text, 16)
+        .map_err(|_| LineError::new(line, format!("bad {what} {}", quoted(text))))
 }
 
-pub(crate) fn parse(text: &str, file: NlFile, prg_len: usize) -> Result<Vec<Label>, LineError> {
-    let mut labels = Vec::new();
+/// Reads `text`, handing each label to `add` in the file's order.
+pub(crate) fn read(
+    text: &str,
+    file: NlFile,
+    prg_len: usize,
+    add: &mut dyn FnMut(Label),
+) -> Result<(), LineError> {
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let Some(body) = raw.trim_end_matches('\r').strip_prefix('$') else {
@@ -111,19 +117,26 @@ pub(crate) fn parse(text: &str, file: NlFile, prg_len: usize) -> Result<Vec<Labe
             }
             _ => Location::of_cpu(addr as u16, prg_len),
         };
-        labels.push(Label {
+        add(Label {
             location,
-            name: name.to_owned(),
-            end: size.map(|s| location.addr + s),
+            name: bounded_name(name).into_owned(),
+            end: size.map(|s| location.addr.saturating_add(s)),
             local: false,
         });
     }
-    Ok(labels)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::symbols::MAX_LABEL_CHARS;
+
+    fn parse(text: &str, file: NlFile, prg_len: usize) -> Result<Vec<Label>, LineError> {
+        let mut labels = Vec::new();
+        read(text, file, prg_len, &mut |l| labels.push(l))?;
+        Ok(labels)
+    }
 
     #[test]
     fn file_names_give_the_bank() {
@@ -219,5 +232,17 @@ $C008/10#NewName4#\n";
         assert!(parse("; notes\nC000#x#\n", NlFile::Bank(0), 0x8000)
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn long_names_are_cut_and_sizes_saturate() {
+        let text = format!(
+            "$C000/FFFFFFFF#{}#\n$C001#esc\x1b[2J#\n",
+            "z".repeat(70_000)
+        );
+        let l = parse(&text, NlFile::Bank(0xFFFF), 0x20000).unwrap();
+        assert_eq!(l[0].name.chars().count(), MAX_LABEL_CHARS);
+        assert_eq!(l[0].end, Some(u32::MAX));
+        assert_eq!(l[1].name, "esc\\x1b[2J");
     }
 }
