@@ -19,24 +19,12 @@ impl std::fmt::Display for BadInput {
 impl std::error::Error for BadInput {}
 
 /// Longest text quoted from a file or path in a one-line message.
-const MAX_QUOTED_CHARS: usize = 240;
+const MAX_QUOTED_BYTES: usize = 240;
 
-/// `text` fit for a one-line message on a terminal: control characters
-/// (newlines, escape sequences) written as Rust escapes (`\n`, `\u{1b}`),
-/// so a file name or a field read from a file cannot break the line or
-/// drive the terminal, and cut to [`MAX_QUOTED_CHARS`] characters.
+/// `text` fit for a one-line message on a terminal (control characters and
+/// escape sequences escaped, at most [`MAX_QUOTED_BYTES`] bytes): a file
+/// name or a field read from a file cannot break the line or drive the
+/// terminal (see `emu::input_file::printable`).
 pub fn printable(text: &str) -> String {
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count == MAX_QUOTED_CHARS {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    emu::input_file::printable(text, MAX_QUOTED_BYTES)
 }

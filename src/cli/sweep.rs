@@ -293,19 +293,11 @@ fn check_cfg_dir(out: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// `text` with every control character escaped (`\n`, `\u{1b}`), for
-/// messages that quote what a file said (a shard's skipped or failed
-/// workloads): one message, one line, and nothing the terminal obeys.
+/// `text` with every control character escaped, for messages that quote
+/// what a file said (a shard's skipped or failed workloads): one message,
+/// one line, and nothing the terminal obeys.
 fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    emu::input_file::printable(text, emu::input_file::MESSAGE_BYTES)
 }
 
 /// "a", "b", ... quoted, for a one-line message: at most ten names.
@@ -406,7 +398,7 @@ fn publish(
     eprint!("{timing}");
     eprintln!(
         "wrote {}: tables.md sweep.csv workloads.csv timing.txt {} cfg/",
-        out.display(),
+        printable(&out.display().to_string()),
         svgs.join(" ")
     );
 
@@ -538,12 +530,12 @@ fn run_shard(
     if stopped {
         eprintln!(
             "wrote {}, incomplete: run shard {shard} again before merging",
-            path.display()
+            printable(&path.display().to_string())
         );
     } else {
         eprintln!(
             "wrote {} (merge all {} with `nesprof sweep merge DIR...`)",
-            path.display(),
+            printable(&path.display().to_string()),
             shard.count
         );
     }
