@@ -23,17 +23,6 @@ use crate::flow_counts::FlowCounts;
 use crate::mapper::banks::Banks;
 use crate::probes::Probes;
 
-/// Most transfers counted on links since pushed out
-/// (`Translator::spilled`, 24 bytes each) held before they are added to
-/// the flow counts at the next chain run. Between truth bursts the links
-/// counted in a burst are pushed out a few at a time, and nothing else
-/// need flush for hours (the counts are read at the end): the list grew
-/// without bound, by 16 K to 32 K entries in 72000 frames of tracker with
-/// `--truth-bursts 1/30` (1-2 MB an emulated hour). When the counts are
-/// added changes none of them (they are flushed at every read, and at
-/// bank switches, already).
-pub const MAX_SPILLED: usize = 4096;
-
 impl Translator {
     /// Adds block `block`'s pending counts (executions, and the transfers
     /// counted on its links) to `counts`.
@@ -116,7 +105,7 @@ impl Translator {
 
     /// Flushes pending counts before a chain runs, when they must or may
     /// wait no longer: too many transfers held from pushed-out links (see
-    /// [`MAX_SPILLED`]), or a mapping change that puts other code at a
+    /// [`super::MAX_SPILLED`]), or a mapping change that puts other code at a
     /// code address ([`Translator::flush_on_bank_switch`]).
     #[inline]
     pub fn flush_if_due(&mut self, banks: &Banks, banked: bool, counts: &mut FlowCounts) {

@@ -77,6 +77,17 @@ pub enum Exit {
     After(usize),
 }
 
+/// Most transfers counted on links since pushed out
+/// (`Translator::spilled`, 24 bytes each) held before they are added to
+/// the flow counts at the next chain run. Between truth bursts the links
+/// counted in a burst are pushed out a few at a time, and nothing else
+/// need flush for hours (the counts are read at the end): the list grew
+/// without bound, by 16 K to 32 K entries in 72000 frames of tracker with
+/// `--truth-bursts 1/30` (1-2 MB an emulated hour). When the counts are
+/// added changes none of them (they are flushed at every read, and at
+/// bank switches, already).
+pub const MAX_SPILLED: usize = 4096;
+
 #[derive(Debug, Default)]
 pub struct Translator {
     blocks: Vec<Block>,
@@ -104,7 +115,7 @@ pub struct Translator {
     /// Transfers counted on links that were since pushed out (source code
     /// address, its opcode, destination, count), not yet added.
     spilled: Vec<(u32, u8, u32, u64)>,
-    /// How many `spilled` may hold before a flush ([`flow::MAX_SPILLED`];
+    /// How many `spilled` may hold before a flush ([`MAX_SPILLED`];
     /// fewer in tests, to see that when they are flushed changes nothing).
     spill_limit: usize,
     /// Transfers of returns and indirect jumps pushed out of links, by
@@ -138,7 +149,7 @@ impl Translator {
             prg_ram_index: vec![0; bus.cart.prg_ram.len()],
             prg_rom_index: vec![0; bus.cart.prg_rom.len()],
             link_epoch: 1,
-            spill_limit: flow::MAX_SPILLED,
+            spill_limit: MAX_SPILLED,
             ram_churn: vec![0; 0x800],
             ram_cover: vec![0; 0x800],
             prg_ram_cover: vec![0; bus.cart.prg_ram.len()],
