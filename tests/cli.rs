@@ -583,3 +583,61 @@ fn unbounded_and_mismatched_inputs_exit_2() {
     assert!(stderr(&out).starts_with("warning: movies/snake.fm2 was recorded with ROM snake"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `trace` reads a movie, starts at a frame and names the code: the trace
+/// of frames 100 and 101 is the tail of the trace of frames 99 to 101,
+/// each frame introduced by its line, the NMI entries marked and the
+/// labels of the `.dbg` beside the ROM printed where the PC reaches them.
+#[test]
+fn trace_a_window_of_a_movie_with_names() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let rom = repo.join("roms-test/breakout.nes");
+    let movie = repo.join("movies/breakout.fm2");
+    let trace = |from: &str, frames: &str| {
+        let out = nesprof(&[
+            "trace",
+            rom.to_str().unwrap(),
+            "--movie",
+            movie.to_str().unwrap(),
+            "--from-frame",
+            from,
+            "--frames",
+            frames,
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        stdout(&out)
+    };
+    let two = trace("100", "2");
+    let three = trace("99", "3");
+    let frame_lines = |s: &str| {
+        s.lines()
+            .filter(|l| l.starts_with("; frame"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(frame_lines(&two), ["; frame 100", "; frame 101"]);
+    assert_eq!(frame_lines(&three), ["; frame 99", "; frame 100", "; frame 101"]);
+    // Label lines mark where the named place changes, so they depend on
+    // what came before: compare the instructions and frame lines.
+    let code = |s: &str| {
+        s.lines()
+            .filter(|l| !l.ends_with(':'))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let at = three.find("; frame 100").unwrap();
+    let (alone, after) = (code(&two), code(&three[at..]));
+    let first_difference = alone.iter().zip(&after).position(|(a, b)| a != b);
+    assert!(
+        alone.len() == after.len() && first_difference.is_none(),
+        "frame 100 traced alone ({} lines) and after 99 ({} lines) differ at line {:?}",
+        alone.len(),
+        after.len(),
+        first_difference
+    );
+    assert_eq!(two.lines().filter(|l| *l == "; NMI").count(), 2, "one NMI a frame");
+    assert!(two.lines().any(|l| l == "nmi:"), "the NMI handler's label");
+    let instructions = two.lines().filter(|l| !l.starts_with(';') && !l.ends_with(':'));
+    assert!(instructions.clone().count() > 1000);
+    assert!(instructions.clone().all(|l| l.contains(" CYC:")), "nestest.log lines");
+}

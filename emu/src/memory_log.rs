@@ -95,11 +95,13 @@ const CHUNK: usize = 1 << 14;
 const IN_FLIGHT: usize = 64;
 
 /// The most the log's buffers take, however long the run: those in flight
-/// and the one being filled (a new one is allocated only while fewer than
-/// [`IN_FLIGHT`] are out and none has come back). How many the run
-/// touches depends on how far the worker ever fell behind, which depends
-/// on the load on the machine: a long run's resident memory may be up to
-/// this much above a short one's (the soak test allows for it).
+/// and the one being filled. They are all allocated, and written once,
+/// when recording starts (`Worker::start`): how many a run would otherwise
+/// touch depends on how far the worker ever fell behind, which depends on
+/// the load on the machine, so a long run's resident memory crept up to
+/// this much above a short one's (tracker on a loaded machine: 14 MB after
+/// one emulated minute, 21 MB after sixty). A profiler left on for hours
+/// should take its memory at once, not creep.
 pub const MAX_LOG_BYTES: usize = (IN_FLIGHT + 1) * CHUNK * std::mem::size_of::<u64>();
 
 /// The engines' side of the memory recorder (see the module doc).
@@ -728,12 +730,25 @@ impl Worker {
                 }
             })
             .expect("spawning the memory-profile thread");
+        // Every buffer the log can use, resident from the start (see
+        // MAX_LOG_BYTES); `clear` keeps the capacity and the pages.
+        let spare = (0..IN_FLIGHT)
+            .map(|_| {
+                // Written, not only allocated: zeroed allocations are
+                // mapped lazily and would become resident later anyway.
+                let mut buffer = Vec::with_capacity(CHUNK);
+                buffer.resize(CHUNK, u64::MAX);
+                std::hint::black_box(&mut buffer);
+                buffer.clear();
+                buffer
+            })
+            .collect();
         Worker {
             profile,
             to_worker: Some(to_worker),
             back,
             in_flight: 0,
-            spare: Vec::new(),
+            spare,
             thread: Some(thread),
         }
     }

@@ -146,6 +146,12 @@ impl Nes {
         self.engine = engine;
     }
 
+    /// The code address (`code_addr`) of CPU address `pc` under the banks
+    /// mapped now: how the profiles name code.
+    pub fn code_address(&mut self, pc: u16) -> u32 {
+        self.probes.code_map.key(&self.bus.cart.banks, pc)
+    }
+
     /// Runs one instruction (or interrupt entry) on the interpreter, feeding
     /// the probes.
     #[inline]
