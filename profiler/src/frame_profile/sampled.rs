@@ -33,37 +33,46 @@
 //! proportion to their time. An unofficial 8-cycle instruction has one
 //! cycle counted as DMA.
 //!
-//! # The estimator, and why each batch is normalised
+//! # The estimator, and why each batch is weighted
 //!
 //! The emulated trigger starts a batch at the first instruction boundary at
-//! or after a random time, and drops the request when that time fell inside
-//! a stall (`emu::sampling::STALL_CYCLES`): a batch starts at a point drawn
-//! uniformly from the CPU's *instruction time* (its time less DMA stalls),
-//! then takes N − 1 instructions whatever their cycles. So a batch over
-//! slow code (4–5 cycles an instruction) spans more cycles than one over
-//! fast code (2–3), and summing raw cycles over batches (`Σ class cycles /
-//! Σ cycles`) would weight each instruction by the cycles of the N − 1
-//! instructions before it: slow routines would come out too large by their
-//! cycles per instruction over the mean — up to 20 % of their share
-//! (measured in the coverage test's program and on the games; see the
-//! example `sampled_shares`). Instead every batch counts as one probe:
-//! its values are divided by its own instruction cycles `O_b` (its cycles
-//! less DMA), so that for any class c
+//! or after a random time T, and drops the request when T fell more than
+//! `emu::sampling::STALL_CYCLES` (8) cycles before that boundary (inside a
+//! stall). So a batch starts at instruction k with a probability
+//! proportional to the cycles of the step before it, k − 1 (capped at 8):
+//! the CPU's *instruction time*, DMA stalls left out. Then it takes N − 1
+//! observations whatever their cycles. Summing raw cycles over batches
+//! (`Σ class cycles / Σ cycles`) therefore weights each instruction by the
+//! cycles of the N − 1 steps before it: slow routines come out too large by
+//! their cycles per instruction over their neighbours' (worst error 10
+//! points in the coverage test's program, 1.4–2.8 points on the bundled
+//! workloads: `examples/sampled_shares.rs`, last column). The unbiased
+//! (Horvitz–Thompson) weight of a batch is the inverse of its start's
+//! probability, 1 / cycles(k − 1); so
 //!
 //! ```text
-//! y_b(c) = cycles of class c in b / O_b,   x_b = cycles of b / O_b = 1 + DMA_b / O_b
+//! w_b = 1 / cycles of the step before b's first sample
+//! y_b(c) = w_b · cycles of class c in b,   x_b = w_b · cycles of b
 //! share(c) = R = Σ_b y_b(c) / Σ_b x_b
 //! ```
 //!
-//! Each instruction j is then counted with weight Σ over the windows
-//! holding it of (cycles of the instruction before the window) / (window's
-//! cycles), which is 1 where cycles per instruction are locally constant and
-//! whose excess at a routine's entry is paid back at its exit. DMA's
-//! stall cycles ride on the probe that holds them (`x_b` − 1), which is
-//! what makes `R(DMA)` consistent although no batch ever starts inside a
-//! stall. A routine's share of the work (its non-idle, non-DMA cycles over
-//! all non-idle, non-DMA cycles) is the same ratio with
-//! `z_b = non-idle non-DMA cycles of b / O_b` as denominator.
+//! Every instruction then counts N − 1 times its cycles in expectation,
+//! exactly. The step before a batch is not sampled, but the step before
+//! the same code is, in other batches: its cycles are learned per code
+//! address from every pair of consecutive samples (for most code always
+//! the same instruction; for a loop's head or a routine's entry the mean
+//! over the ways in), and the first time an address starts a batch, before
+//! anything was learned, the batch's mean cycles a sample stand in. The
+//! first stand-in tried, that mean for every batch (each batch one
+//! probe of its own cycles), left a bias of up to 0.7 points on the
+//! bundled workloads (a routine of slower instructions inside the window
+//! lowers the weight of its neighbours); the learned predecessor leaves
+//! about none (same example, `--design`).
+//! DMA stall cycles ride on the batch that holds them, which makes `R(DMA)`
+//! consistent although no batch starts inside a stall. A routine's share of
+//! the work (its non-idle, non-DMA cycles over all non-idle, non-DMA
+//! cycles) is the same ratio with `z_b = w_b · non-idle non-DMA cycles of
+//! b` as denominator.
 //!
 //! **Interval.** Batches are clusters, not independent instructions (a
 //! batch sits in one routine for a while, and its instructions are
@@ -78,8 +87,9 @@
 //! hold a share (k < 20 of them, and at most a tenth of all), its total is
 //! about as uncertain as that count, a Poisson count, and the interval
 //! is widened to hold R scaled by the exact (Garwood) bounds of k; with
-//! none, the upper end is 3.69/n (one OAM DMA per batch's cycles for the
-//! DMA share, whose batches weigh several each). The normal interval alone
+//! none, the upper end is 3.69 batches' worth of it in n (for the DMA
+//! share, whose batches weigh several each, 3.69 OAM DMAs in batches of the
+//! mean weight). The normal interval alone
 //! missed the DMA share in a quarter of the coverage test's runs at 30 ms.
 //! Chosen over a cluster bootstrap because it streams: five running sums
 //! per class and four per routine give it at any moment, where a bootstrap
@@ -182,13 +192,16 @@
 //! [`Estimates::late_observations`]). A frame holds 5–6 batches at the
 //! default rate (0–1 at 30 ms), each one short window, so a frame's
 //! estimate is rough: its interval is the Wilson score interval with the
-//! frame's batches as the trials (each batch's share of a class lies in
+//! frame's batches as the trials (a batch across the frame's end counted
+//! by the share of its cycles in the frame; each batch's share of a class
+//! lies in
 //! [0, 1], so its variance is at most the Bernoulli one: conservative, and
 //! never of zero width when all batches agree), typically ±30 points at
 //! the default rate. The frame's batch count is reported with it.
 
 use std::collections::HashMap;
 
+use emu::sampling::STALL_CYCLES;
 use emu::{code_addr, wait_loop};
 use gfc::{Flow, Sample};
 
@@ -737,6 +750,17 @@ struct Deferred {
     handler_given: [f64; 3],
 }
 
+/// The key a sample's predecessors are learned under: its code address,
+/// tagged for an interrupt entry (whose address is its handler's first
+/// instruction's too).
+fn sample_key(s: &Sample) -> u32 {
+    if s.flow == Flow::Interrupt {
+        s.pc | 1 << 31
+    } else {
+        s.pc
+    }
+}
+
 /// The key the context record of an instruction is kept under: its routine,
 /// or its address (tagged) when no routine holds it.
 fn context_key(routine: Option<u32>, pc: u32) -> u32 {
@@ -786,6 +810,9 @@ impl Observation {
 struct Pending {
     cycle: u64,
     batch: u64,
+    /// Its share of its batch's own cycles (a frame's batches are counted
+    /// by these, so that a batch across its end counts in part).
+    probe: f64,
     classes: ByClass<f64>,
     routine: Option<u32>,
 }
@@ -803,8 +830,12 @@ pub struct SampledProfile {
     // Run-level sums.
     batches: u64,
     observations: u64,
-    /// Σ of the batches' own cycles.
-    own: f64,
+    /// Σ of the batches' weights.
+    weights: f64,
+    /// Per code key of a sample (see `sample_key`): the cycles (at most
+    /// `STALL_CYCLES`) of the steps seen just before it, summed, and how
+    /// many.
+    predecessors: HashMap<u32, (f64, u64)>,
     x: f64,
     xx: f64,
     z: f64,
@@ -845,7 +876,8 @@ impl SampledProfile {
             frame_start: start_cycle,
             batches: 0,
             observations: 0,
-            own: 0.0,
+            weights: 0.0,
+            predecessors: HashMap::new(),
             x: 0.0,
             xx: 0.0,
             z: 0.0,
@@ -874,18 +906,18 @@ impl SampledProfile {
             .filter(|o| o.cycle >= self.start_cycle)
             .collect();
         let own: f64 = kept.iter().map(|o| o.own).sum();
-        // The probe's own cycles are the whole batch's (a part left out
-        // before the window's start weighs its share of the probe).
         let batch_own: f64 = batch
             .windows(2)
             .map(|w| w[1].cycle.saturating_sub(w[0].cycle).min(OWN_CYCLES_MAX) as f64)
             .sum();
+        let norm = self.weight(batch, batch_own);
+        self.learn_predecessors(batch);
         if kept.is_empty() || own <= 0.0 || batch_own <= 0.0 {
             return;
         }
         self.batches += 1;
         self.observations += kept.len() as u64;
-        self.own += batch_own;
+        self.weights += norm;
         let mut y = ByClass::<f64>::default();
         let mut z = 0.0;
         let mut by_routine: Vec<(Option<u32>, f64)> = Vec::new();
@@ -904,7 +936,6 @@ impl SampledProfile {
                 }
             }
         }
-        let norm = 1.0 / batch_own;
         let x = (y.busy + y.idle + y.nmi + y.irq + y.dma) * norm;
         let z = z * norm;
         self.x += x;
@@ -953,6 +984,7 @@ impl SampledProfile {
             self.pending.push(Pending {
                 cycle: o.cycle,
                 batch: id,
+                probe: o.own / batch_own,
                 classes: ByClass::from_fn(|k| c.get(k) * norm),
                 routine: o.routine,
             });
@@ -960,6 +992,30 @@ impl SampledProfile {
         if self.pending.len() > MAX_PENDING {
             let excess = self.pending.len() - MAX_PENDING;
             self.pending.drain(..excess);
+        }
+    }
+
+    /// A batch's weight: the inverse of its start's probability, which is
+    /// proportional to the cycles of the step just before its first sample
+    /// (see the module doc), up to `STALL_CYCLES`. That step is not
+    /// sampled, so its cycles are the mean of those seen before the same
+    /// code in earlier batches; the first time, the batch's mean own cycles
+    /// a sample.
+    fn weight(&self, batch: &[Sample], batch_own: f64) -> f64 {
+        let before = match self.predecessors.get(&sample_key(&batch[0])) {
+            Some(&(sum, n)) if n > 0 => sum / n as f64,
+            _ => batch_own / (batch.len() - 1) as f64,
+        };
+        1.0 / before.max(1.0)
+    }
+
+    /// Learns the cycles of the step before each sample but the first.
+    fn learn_predecessors(&mut self, batch: &[Sample]) {
+        for w in batch.windows(2) {
+            let cycles = w[1].cycle.saturating_sub(w[0].cycle).min(STALL_CYCLES);
+            let entry = self.predecessors.entry(sample_key(&w[1])).or_default();
+            entry.0 += cycles as f64;
+            entry.1 += 1;
         }
     }
 
@@ -988,7 +1044,7 @@ impl SampledProfile {
         } else {
             0.0
         };
-        let mean_own = if n > 0 { self.own / n as f64 } else { 1.0 };
+        let mean_weight = if n > 0 { self.weights / n as f64 } else { 0.0 };
         let classes = ByClass::from_fn(|c| {
             let i = Class::ALL.iter().position(|&k| k == c).unwrap_or(0);
             let mut sums = self.classes[i];
@@ -1001,10 +1057,10 @@ impl SampledProfile {
                 Class::Irq if self.entries[1] > 0 => {
                     share.high = (share.high + unresolved).min(1.0)
                 }
-                // No batch held a stall: one OAM DMA per batch's cycles
-                // is the size of what a batch would have shown.
-                Class::Dma if sums.k == 0 && n > 0 => {
-                    share.high = (GARWOOD[0].1 * OAM_DMA_CYCLES / mean_own / n as f64).min(1.0)
+                // No batch held a stall: one OAM DMA in a batch of the
+                // mean weight is the size of what a batch would have shown.
+                Class::Dma if sums.k == 0 && self.x > 0.0 => {
+                    share.high = (GARWOOD[0].1 * OAM_DMA_CYCLES * mean_weight / self.x).min(1.0)
                 }
                 _ => {}
             }
@@ -1350,6 +1406,7 @@ impl SampledProfile {
 fn frame_estimate(frame: u64, cycles: u64, observations: &[Pending]) -> FrameEstimate {
     // Per batch part: x and y per class; per routine: work.
     let mut parts: Vec<(f64, ByClass<f64>)> = Vec::new();
+    let probes: f64 = observations.iter().map(|p| p.probe).sum();
     let mut last_batch = None;
     let mut routines: Vec<(Option<u32>, f64)> = Vec::new();
     for p in observations {
@@ -1378,7 +1435,7 @@ fn frame_estimate(frame: u64, cycles: u64, observations: &[Pending]) -> FrameEst
             return Cycles::default();
         }
         let y: f64 = parts.iter().map(|(_, y)| y.get(class)).sum();
-        wilson(y / x, x).of(cycles)
+        wilson(y / x, probes).of(cycles)
     });
     let top_routine = routines
         .iter()

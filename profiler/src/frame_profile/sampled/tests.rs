@@ -182,8 +182,11 @@ fn an_open_iteration_at_the_end_counts_as_the_loop_usually_closes() {
     assert!((e.classes.idle.value - 3.0 / 7.0).abs() < 1e-12, "{e:?}");
     p.add_batch(&batch[..4]);
     let e = p.estimates(2000);
-    // Learned: 3/4 of it. Probe 1: idle 27 of 35; probe 2: 2.25 of 7.
-    let want = (27.0 / 35.0 + 2.25 / 7.0) / 2.0;
+    // Learned: 3/4 of it. Batch 1 (nothing learned before it: weighs 1
+    // over its mean cycles, 12/35): idle 27 of 35. Batch 2 starts at
+    // $8000, seen in batch 1 after a 2-cycle step: weighs 1/2; idle 2.25
+    // of 7.
+    let want = (27.0 * 12.0 / 35.0 + 2.25 / 2.0) / (12.0 + 7.0 / 2.0);
     assert!(
         (e.classes.idle.value - want).abs() < 1e-12,
         "{before} {e:?}"
@@ -218,13 +221,18 @@ fn handler_context_within_a_batch_and_learned_for_the_next() {
     q.add_batch(&batch);
     q.add_batch(&plain(&[(0x8000, 2), (0x8002, 2), (0x8004, 2)], 1000));
     let e = q.estimates(2000);
-    assert!((e.classes.nmi.value - (27.0 / 31.0 + 1.0) / 2.0).abs() < 1e-12);
+    // Batch 1 weighs 7/31 (nothing learned: its mean cycles' inverse);
+    // batch 2 starts at $8000, seen after the 6-cycle JSR: weighs 1/6.
+    let want = (27.0 * 7.0 / 31.0 + 4.0 / 6.0) / (7.0 + 4.0 / 6.0);
+    assert!((e.classes.nmi.value - want).abs() < 1e-12, "{e:?}");
     // Inside B: main code.
     let mut r = SampledProfile::new(classifier(), 0);
     r.add_batch(&batch);
     r.add_batch(&plain(&[(0x9000, 2), (0x9002, 2), (0x9004, 2)], 1000));
     let e = r.estimates(2000);
-    assert!((e.classes.busy.value - (4.0 / 31.0 + 1.0) / 2.0).abs() < 1e-12);
+    // Batch 2 starts at $9000, never seen after anything: weighs 2/4.
+    let want = (4.0 * 7.0 / 31.0 + 2.0) / (7.0 + 2.0);
+    assert!((e.classes.busy.value - want).abs() < 1e-12, "{e:?}");
 }
 
 #[test]
@@ -246,11 +254,10 @@ fn a_batch_ending_a_handler_was_in_it() {
         with_cycle(Sample::plain(0x9002, 2), 110),
     ]);
     let e = p.estimates(200);
-    // Probe 1: NMI 7/7. Probe 2: NMI 8 of 10, main 2.
-    assert!(
-        (e.classes.nmi.value - (1.0 + 0.8) / 2.0).abs() < 1e-12,
-        "{e:?}"
-    );
+    // Batch 1 (weight 1/7): NMI 7 of 7. Batch 2 (nothing learned before
+    // $7000: weight 3/10, its mean cycles' inverse): NMI 8 of 10, main 2.
+    let want = (7.0 / 7.0 + 8.0 * 0.3) / (7.0 / 7.0 + 10.0 * 0.3);
+    assert!((e.classes.nmi.value - want).abs() < 1e-12, "{e:?}");
 }
 
 #[test]
