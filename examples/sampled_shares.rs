@@ -9,8 +9,13 @@
 //! branch taken and crossing a page), the rest of its step DMA; a wait
 //! loop's complete iterations idle, as `emu::frame_events` counts them
 //! (from the head back to it, cut by an interrupt or the frame's end); NMI
-//! and IRQ context from the step kinds up to the matching RTI (a BRK's
-//! handler in its caller's context). Routines: every JSR target, interrupt
+//! and IRQ context from the step kinds until the stack pointer rises above
+//! the frame the entry pushed (by its RTI, or by a handler that drops the
+//! frame and jumps, as fff's does; a BRK's handler in its caller's
+//! context). fff also moves the stack pointer with `TXS` to stream data,
+//! so its split between busy and NMI depends on the rule: matching RTIs
+//! alone, it is 0.1 % busy and 54 % NMI; by the stack pointer, 37 % and
+//! 18 %. Routines: every JSR target, interrupt
 //! handler and the reset entry seen in the run; an instruction belongs to
 //! the nearest entry at or below it in the same bank. The sampled side is
 //! given the same routines and NMI handlers, and reads only the batches
@@ -232,9 +237,19 @@ struct Run {
     batches: Vec<Vec<Vec<Sample>>>,
     attached_identical: bool,
     design: Option<Design>,
+    /// With `--whole`: the estimator's idle share when each frame's every
+    /// step is one batch (its classification alone, no sampling).
+    whole_idle: Option<f64>,
 }
 
-fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Result<Run, String> {
+fn run(
+    rom: &[u8],
+    movie: &Movie,
+    frames: u64,
+    seed: u64,
+    design: bool,
+    whole: bool,
+) -> Result<Run, String> {
     let mut design = design.then(Design::new);
     let replay = Replay::new(rom, movie).map_err(|e| e.to_string())?;
     let mut nes = replay.power_on().map_err(|e| e.to_string())?;
@@ -257,10 +272,18 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
     let mut exact = Exact::default();
     exact.entries.insert(nes.pc_code());
     let mut heads: HashMap<u32, Option<u16>> = HashMap::new();
-    let mut stack: Vec<Option<usize>> = vec![Some(MAIN)];
+    // Handler contexts: (context, or None for a BRK's handler; the stack
+    // pointer just after the entry pushed its frame). A level ends when
+    // the stack pointer rises above it: its frame was popped, by RTI or by
+    // a handler that drops it and jumps (as fff's NMI handler does).
+    let mut stack: Vec<(Option<usize>, u8)> = vec![(Some(MAIN), 0xFF)];
     let mut iteration: Option<Iteration> = None;
     let mut frame = [0u64; 5];
     let prg = nes.cartridge().prg_rom.clone();
+    let mut whole = whole.then(|| {
+        let classifier = Classifier::new(|_| None, |_| true, WaitLoops::from_prg(prg.clone()));
+        (SampledProfile::new(classifier, start), Vec::<Sample>::new())
+    });
     while nes.frame_count() < frames {
         replay.apply(&mut nes, frames).map_err(|e| e.to_string())?;
         if nes.frame_count() >= frames {
@@ -293,7 +316,7 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
                 };
                 design.step(at, d);
             }
-            let context = stack.iter().rev().find_map(|c| *c).unwrap_or(MAIN);
+            let context = stack.iter().rev().find_map(|c| c.0).unwrap_or(MAIN);
             let target = match kind {
                 StepKind::Instruction(op) if OPCODES[op as usize].mode == Mode::Relative => {
                     let t =
@@ -302,6 +325,24 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
                 }
                 _ => next,
             };
+            if let Some((_, frame_steps)) = whole.as_mut() {
+                let opcode = match kind {
+                    StepKind::Instruction(op) => Some(op),
+                    _ => None,
+                };
+                let (pc, target) = if opcode.is_some() {
+                    (code, target)
+                } else {
+                    (next, next)
+                };
+                frame_steps.push(profiler::convert::sample(&Retired {
+                    pc,
+                    opcode,
+                    next_pc: next,
+                    target,
+                    cycle: c0,
+                }));
+            }
             for (capture, batches) in captures.iter_mut().zip(&mut batches) {
                 offer(capture, kind, code, next, target, c0);
                 if capture.has_batches() {
@@ -309,6 +350,10 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
                         batches.push(profiler::convert::batch(b));
                     }
                 }
+            }
+            let sp = nes.cpu_state().s;
+            while stack.len() > 1 && sp > stack[stack.len() - 1].1 {
+                stack.pop();
             }
             match kind {
                 StepKind::Nmi | StepKind::Irq => {
@@ -324,7 +369,7 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
                     frame[4] += d - own;
                     exact.work.entry(next).or_default()[c] += own;
                     frame[[0, 2, 3][c]] += own;
-                    stack.push(Some(c));
+                    stack.push((Some(c), nes.cpu_state().s));
                 }
                 StepKind::Instruction(op) => {
                     let mut own = if OPCODES[op as usize].mode == Mode::Relative {
@@ -377,12 +422,8 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
                             }
                         }
                     }
-                    match OPCODES[op as usize].mnemonic {
-                        "BRK" => stack.push(None),
-                        "RTI" if stack.len() > 1 => {
-                            stack.pop();
-                        }
-                        _ => {}
+                    if op == 0x00 {
+                        stack.push((None, nes.cpu_state().s));
                     }
                 }
                 StepKind::Jammed => {
@@ -393,6 +434,10 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
         }
         nes.sync();
         iteration = None;
+        if let Some((profile, frame_steps)) = whole.as_mut() {
+            profile.add_batch(frame_steps);
+            frame_steps.clear();
+        }
         exact.frames.push(frame);
         exact.frame_ends.push(nes.cycles());
         frame = [0; 5];
@@ -408,6 +453,7 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
         }
     }
     let attached_identical = attached_batches == batches[0];
+    let end = nes.cycles();
     Ok(Run {
         exact,
         start,
@@ -416,11 +462,14 @@ fn run(rom: &[u8], movie: &Movie, frames: u64, seed: u64, design: bool) -> Resul
         batches,
         attached_identical,
         design,
+        whole_idle: whole.map(|(p, _)| p.finish(end).classes.idle.value),
     })
 }
 
 /// The sampled profile of one rate's batches, with its frames.
-fn sampled(run: &Run, rate: usize) -> (Estimates, Vec<FrameEstimate>) {
+type Contexts = HashMap<Option<u32>, Option<[f64; 3]>>;
+
+fn sampled(run: &Run, rate: usize) -> (Estimates, Vec<FrameEstimate>, Contexts) {
     let entries = run.exact.entries.clone();
     let nmi = run.exact.nmi_handlers.clone();
     let classifier = Classifier::new(
@@ -443,7 +492,13 @@ fn sampled(run: &Run, rate: usize) -> (Estimates, Vec<FrameEstimate>) {
     while frames.len() < ends.len() {
         frames.push(profile.end_frame(frames.len() as u64, ends[frames.len()]));
     }
-    (profile.finish(run.end), frames)
+    let contexts = run
+        .exact
+        .entries
+        .iter()
+        .map(|&e| (Some(e), profile.routine_context(Some(e))))
+        .collect();
+    (profile.finish(run.end), frames, contexts)
 }
 
 /// The raw-cycle ratio's routine shares of the work (no normalisation).
@@ -477,6 +532,7 @@ fn main() {
     let mut seed = 0u64;
     let mut verbose = false;
     let mut design = false;
+    let mut whole = false;
     let mut names = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -490,6 +546,7 @@ fn main() {
             "--seed" => seed = args.next().and_then(|v| v.parse().ok()).expect("--seed S"),
             "--verbose" => verbose = true,
             "--design" => design = true,
+            "--whole" => whole = true,
             _ => names.push(a),
         }
     }
@@ -509,7 +566,7 @@ fn main() {
         let rom = std::fs::read(&path).expect("read the ROM");
         let movie = Movie::load(Path::new(&format!("movies/{name}.fm2"))).expect("the movie");
         let t = std::time::Instant::now();
-        let run = match run(&rom, &movie, frames, seed, design) {
+        let run = match run(&rom, &movie, frames, seed, design, whole) {
             Ok(run) => run,
             Err(e) => {
                 eprintln!("{name}: {e}");
@@ -544,6 +601,13 @@ fn main() {
             ex.nested,
             run.attached_identical,
         );
+        if let Some(idle) = run.whole_idle {
+            eprintln!(
+                "{name}: idle share classifying every step (each frame one batch): {:.3} %, exact {:.3} %",
+                100.0 * idle,
+                100.0 * ex.idle as f64 / ex.total as f64
+            );
+        }
         if let Some(d) = &run.design {
             // Shares of the own cycles by routine: exact, and each proxy's
             // expectation.
@@ -600,7 +664,7 @@ fn main() {
             );
         }
         for (rate, &ms) in RATES_MS.iter().enumerate() {
-            let (est, frame_est) = sampled(&run, rate);
+            let (est, frame_est, contexts) = sampled(&run, rate);
             let raw = raw_ratio(&run, rate);
             let raw_work: f64 = raw.values().sum::<f64>();
             let mut worst = 0.0f64;
@@ -669,9 +733,21 @@ fn main() {
             if verbose {
                 rows.sort_by(|a, b| b.1.total_cmp(&a.1));
                 for (routine, exact, e) in rows {
+                    let ctx = ex
+                        .work
+                        .iter()
+                        .filter(|(&pc, _)| routine_of(&ex.entries, pc) == routine)
+                        .fold([0u64; 3], |mut a, (_, w)| {
+                            for c in 0..3 {
+                                a[c] += w[c];
+                            }
+                            a
+                        });
                     eprintln!(
-                        "  {ms} ms {:>10} exact {:6.2} % est {:6.2} % [{:6.2}, {:6.2}]{}",
+                        "  {ms} ms {:>10} (NMI {:3.0} %, sampled {}) exact {:6.2} % est {:6.2} % [{:6.2}, {:6.2}]{}",
                         routine.map_or("-".into(), code_addr::label),
+                        100.0 * ctx[NMI] as f64 / ctx.iter().sum::<u64>().max(1) as f64,
+                        contexts.get(&routine).copied().flatten().map_or("?".into(), |m| format!("{:3.0} %", 100.0 * m[1])),
                         100.0 * exact,
                         100.0 * e.value,
                         100.0 * e.low,

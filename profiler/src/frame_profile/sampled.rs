@@ -138,45 +138,56 @@
 //! matching `RTI` runs in that handler; a `BRK`'s handler runs in the
 //! context that executed the `BRK` (a software call). What ran before the
 //! batch's first entry — and after an `RTI` that matches no entry in the
-//! batch — is a *segment of unknown context*, decided in turn:
+//! batch — is a *segment of unknown context*. A segment that ends with an
+//! unmatched `RTI` was in a handler (its kind as below, else by the share
+//! of NMI entries among those seen); any other is decided by what was
+//! learned, per instruction, from the strongest evidence there is:
 //!
-//! 1. by the batch's own evidence: a segment interrupted by an interrupt
-//!    entry was the main program (an NMI handler is not re-entered, and the
-//!    6502 masks IRQs in handlers; an IRQ handler interrupted by the NMI
-//!    is taken for main code); one that ends with an `RTI` matching no entry
-//!    was a handler, of a kind told as in 2 (else by the share of NMI
-//!    entries among the entries seen).
-//! 2. else by what was learned: for each routine (or, for code outside
-//!    every routine, each address), the cycles seen in each context in
-//!    segments decided by their batch; a segment gets the mix of its
-//!    instructions' routines (weighted by cycles), its cycles shared out
-//!    fractionally. A segment decided that way also teaches its other
-//!    routines, in a second record that counts only where a routine has
-//!    none of the first kind: a routine called from a known NMI routine is
-//!    NMI code, so the deep parts of a long handler, which no batch sees
-//!    with the entry or the `RTI`, are learned through their callers.
-//! 3. with nothing learned: the main program.
+//! 1. the contexts its routine is *called in*: every call seen in a batch
+//!    (`JSR`, `BRK`, a `JMP` to a routine's entry, an `RTS` landing on one —
+//!    the "push address − 1, `RTS`" dispatch) is an edge from the caller's
+//!    routine to the callee's; an interrupt handler's routine is a root of
+//!    its interrupt's context; a routine's contexts are the mix of its
+//!    callers', weighted by the calls seen, solved to a fixed point
+//!    (`call_graph`); a caller never seen called (the main loop, the reset
+//!    code) is in the contexts of its record (2–4), else the main program's.
+//!    A routine called from both the main program and the NMI handler gets
+//!    both, in the proportion of its calls.
+//! 2. else its record of segments *proven* by a batch: after an entry, or
+//!    before an unmatched `RTI`;
+//! 3. else *inferred*: segments decided from other code's evidence teach
+//!    their other routines (the deep parts of a long handler, which no batch
+//!    sees with the entry or the `RTI`, are learned through the routines
+//!    around them);
+//! 4. else *presumed*: code interrupted by an interrupt entry is presumed
+//!    the main program's (an NMI handler is not normally re-entered, and
+//!    the 6502 masks IRQs in handlers) — the weakest, as a game that runs
+//!    its logic in a re-entered NMI handler has that logic interrupted too;
+//! 5. with nothing learned, the main program.
 //!
-//! The run's estimate decides the segments of 2 and 3 again at the end,
-//! from all that was learned by then (kept per routine: the work it had in
-//! such segments and the contexts it was given), so early batches, which
-//! came before their code was known, count as it is known at the end; the
-//! variance keeps them as they were classified, which widens it by at most
-//! the change over √n. Code that no record ever told about (3) is counted
-//! as busy, and its share is reported ([`Estimates::unresolved`]) and
-//! widens the busy, NMI and IRQ intervals by itself: nothing the sampler
-//! saw says which it was.
+//! A segment's instructions pool their mixes (weighted by cycles) and its
+//! cycles are shared out fractionally. The run's estimate decides the
+//! learned segments again at the end, from all that was learned by then
+//! (kept per routine: the work it had in such segments and the contexts it
+//! was given), so early batches, which came before their code was known,
+//! count as it is known at the end; the variance keeps them as they were
+//! classified, which widens it by at most the change over √n. Code that
+//! nothing ever told about (5) is counted as busy, its share reported
+//! ([`Estimates::unresolved`]) and added to the widths of the busy, NMI
+//! and IRQ intervals: nothing the sampler saw says which it was.
 //!
 //! Limits: few batches see an interrupt entry or a handler's `RTI` (a
 //! given point of the frame falls in a batch in 1.6 % of the frames at the
-//! default rate, 0.16 % at 30 ms), so learning a handler's code takes
-//! seconds at the default rate, a minute at 30 ms — short runs at low rates
-//! leave much unresolved; per-frame estimates use what was learned when
-//! their frame ended; a routine run both in and out of the NMI handler
-//! gets the mix of its decided segments, which leans towards the contexts
-//! seen near interrupt entries and returns; a batch starting in a `BRK`
-//! handler and reaching its `RTI` is taken for an interrupt handler;
-//! nested interrupts outside the batch are not seen. Routine shares and
+//! default rate, 0.16 % at 30 ms), so learning takes seconds at the
+//! default rate, a minute at 30 ms — short runs at low rates leave more
+//! unresolved; per-frame estimates use what was learned when their frame
+//! ended; a handler that leaves without `RTI` (dropping its interrupt
+//! frame with `TXS` or `PLA`s and jumping back into the main loop, as
+//! fff's NMI handler does) is not seen to end, as the samples carry no
+//! stack pointer: there the split between busy and NMI is off (by 6 to 29
+//! points on fff, against a reference that follows the stack pointer; see
+//! `examples/sampled_shares.rs`); a batch starting in a `BRK` handler and
+//! reaching its `RTI` is taken for an interrupt handler. Routine shares and
 //! the idle share do not depend on any of this.
 //!
 //! # Per frame
@@ -199,7 +210,7 @@
 //! never of zero width when all batches agree), typically ±30 points at
 //! the default rate. The frame's batch count is reported with it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use emu::sampling::STALL_CYCLES;
 use emu::{code_addr, wait_loop};
@@ -708,32 +719,46 @@ enum Resolution {
 /// `[main, NMI, IRQ, handler of unknown kind]`.
 #[derive(Debug, Clone, Copy, Default)]
 struct ContextRecord {
-    /// In segments the batch decided.
-    decided: [f64; 4],
-    /// In segments decided by other code's records (counts only where
-    /// there is no decided record).
+    /// Proven by a batch: after an interrupt entry, or before an `RTI`
+    /// matching none.
+    proven: [f64; 4],
+    /// In segments decided by other code's records.
     inferred: [f64; 4],
+    /// Interrupted by an interrupt: main code, unless the handler is
+    /// re-entered (the NMI handler of a game that runs in it, and takes
+    /// the next NMI before it returns), so the weakest evidence.
+    presumed_main: f64,
 }
 
 impl ContextRecord {
     /// The mix of contexts `[main, NMI, IRQ]` the record gives, if it has
     /// one, with handlers of unknown kind shared out as `nmi_share` says;
-    /// with `handler`, among the handlers only.
+    /// with `handler`, among the handlers only. The strongest evidence
+    /// counts alone: proven, else inferred, else presumed.
     fn mix(&self, nmi_share: f64, handler: bool) -> Option<[f64; 3]> {
-        for counts in [self.decided, self.inferred] {
-            let mut mix = [
-                if handler { 0.0 } else { counts[0] },
-                counts[1] + counts[3] * nmi_share,
-                counts[2] + counts[3] * (1.0 - nmi_share),
-            ];
-            let total: f64 = mix.iter().sum();
-            if total > 0.0 {
-                for m in &mut mix {
-                    *m /= total;
-                }
+        for counts in [self.proven, self.inferred] {
+            if let Some(mix) = mix_of(counts, nmi_share, handler) {
                 return Some(mix);
             }
         }
+        (!handler && self.presumed_main > 0.0).then_some([1.0, 0.0, 0.0])
+    }
+}
+
+/// Counts `[main, NMI, IRQ, handler]` as a mix (see `ContextRecord::mix`).
+fn mix_of(counts: [f64; 4], nmi_share: f64, handler: bool) -> Option<[f64; 3]> {
+    let mut mix = [
+        if handler { 0.0 } else { counts[0] },
+        counts[1] + counts[3] * nmi_share,
+        counts[2] + counts[3] * (1.0 - nmi_share),
+    ];
+    let total: f64 = mix.iter().sum();
+    if total > 0.0 {
+        for m in &mut mix {
+            *m /= total;
+        }
+        Some(mix)
+    } else {
         None
     }
 }
@@ -845,8 +870,17 @@ pub struct SampledProfile {
     routines: HashMap<Option<u32>, RoutineSums>,
     // What is learned as batches come.
     contexts: HashMap<u32, ContextRecord>,
-    /// Per code key: work whose context was learned, to be decided again.
-    deferred: HashMap<u32, Deferred>,
+    /// Per code key: work whose context was learned, to be decided again
+    /// (ordered, so that the sums at the end are made in one order).
+    deferred: BTreeMap<u32, Deferred>,
+    /// Calls seen: (caller's routine, callee's routine) → count.
+    calls: BTreeMap<(Option<u32>, Option<u32>), u64>,
+    /// Interrupt handlers' routines → entries seen, NMI and IRQ.
+    roots: BTreeMap<Option<u32>, [u64; 2]>,
+    /// The contexts routines are called in (see `call_graph_mix`), as of
+    /// batch `graph_at`.
+    graph: BTreeMap<Option<u32>, [f64; 3]>,
+    graph_at: u64,
     /// Interrupt entries seen, NMI and IRQ.
     entries: [u64; 2],
     /// Per wait-loop head: iterations seen to close, and to end otherwise.
@@ -886,7 +920,11 @@ impl SampledProfile {
             classes: [RatioSums::default(); 5],
             routines: HashMap::new(),
             contexts: HashMap::new(),
-            deferred: HashMap::new(),
+            deferred: BTreeMap::new(),
+            calls: BTreeMap::new(),
+            roots: BTreeMap::new(),
+            graph: BTreeMap::new(),
+            graph_at: 0,
             entries: [0; 2],
             iterations: HashMap::new(),
             pending: Vec::new(),
@@ -899,6 +937,13 @@ impl SampledProfile {
     pub fn add_batch(&mut self, batch: &[Sample]) {
         if batch.len() < 2 {
             return;
+        }
+        self.learn_calls(batch);
+        if self.batches >= self.graph_at * 2 || self.batches >= self.graph_at + 1024 {
+            // Cheap (the code's routines), and as often as the graph can
+            // change much: doubling at first, then every 1024 batches.
+            self.graph = self.call_graph();
+            self.graph_at = self.batches.max(1);
         }
         let observations = self.classify(batch);
         let kept: Vec<Observation> = observations
@@ -1131,11 +1176,13 @@ impl SampledProfile {
     /// are.
     fn redecided(&self) -> (ByClass<f64>, f64) {
         let nmi_share = self.nmi_share();
+        let graph = self.call_graph();
         let mut change = [0.0; 3];
         let mut unresolved = 0.0;
-        for (key, d) in &self.deferred {
-            let record = self.contexts.get(key);
-            match record.and_then(|r| r.mix(nmi_share, false)) {
+        for (&key, d) in &self.deferred {
+            let routine = (key & 1 << 31 == 0).then_some(key);
+            let pc = key & !(1 << 31);
+            match self.code_mix(routine, pc, nmi_share, false, &graph) {
                 Some(mix) => {
                     for c in 0..3 {
                         change[c] += d.learned * mix[c] - d.learned_given[c];
@@ -1143,11 +1190,9 @@ impl SampledProfile {
                 }
                 None => unresolved += d.learned,
             }
-            let mix = record.and_then(|r| r.mix(nmi_share, true)).unwrap_or([
-                0.0,
-                nmi_share,
-                1.0 - nmi_share,
-            ]);
+            let mix = self
+                .code_mix(routine, pc, nmi_share, true, &graph)
+                .unwrap_or([0.0, nmi_share, 1.0 - nmi_share]);
             for c in 0..3 {
                 change[c] += d.handler * mix[c] - d.handler_given[c];
             }
@@ -1159,6 +1204,15 @@ impl SampledProfile {
             ..ByClass::default()
         };
         (change, unresolved)
+    }
+
+    /// The contexts `[main, NMI, IRQ]` a routine is taken to run in, as
+    /// learned so far (see the module doc), if anything was learned: for
+    /// a routine table that puts NMI and IRQ code under roots of their own.
+    pub fn routine_context(&self, routine: Option<u32>) -> Option<[f64; 3]> {
+        let graph = self.call_graph();
+        let pc = routine.unwrap_or(0);
+        self.code_mix(routine, pc, self.nmi_share(), false, &graph)
     }
 
     /// The final estimates, of the cycles from the start to `end_cycle`.
@@ -1321,25 +1375,17 @@ impl SampledProfile {
         let nmi_share = self.nmi_share();
         let mut mixes: Vec<([f64; 3], Resolution)> = Vec::with_capacity(evidence.len());
         for (k, &ev) in evidence.iter().enumerate() {
-            let handler = match ev {
-                Evidence::Interrupted => {
-                    mixes.push(([1.0, 0.0, 0.0], Resolution::Decided));
-                    continue;
-                }
-                Evidence::None => false,
-                Evidence::Handler | Evidence::Both => true,
-            };
+            let handler = matches!(ev, Evidence::Handler | Evidence::Both);
             let mut pooled = [0.0; 3];
             let mut learned = false;
             for (o, label) in obs.iter().zip(&labels) {
                 if *label != Level::Unknown(k) {
                     continue;
                 }
-                let record = self.contexts.get(&context_key(o.routine, o.pc));
-                if let Some(mix) = record.and_then(|r| r.mix(nmi_share, handler)) {
+                if let Some(mix) = self.code_mix(o.routine, o.pc, nmi_share, handler, &self.graph) {
                     learned = true;
-                    for c in 0..3 {
-                        pooled[c] += o.own * mix[c];
+                    for (p, m) in pooled.iter_mut().zip(mix) {
+                        *p += o.own * m;
                     }
                 }
             }
@@ -1351,8 +1397,9 @@ impl SampledProfile {
             } else {
                 [1.0, 0.0, 0.0]
             };
-            // Teach the segment's code: a handler's as decided, another's
-            // as inferred when its mix came from some record.
+            // Teach the segment's code: a handler's as proven, an
+            // interrupted one's as presumed main, another's as inferred
+            // when its mix came from some record.
             for (o, label) in obs.iter().zip(&labels) {
                 if *label != Level::Unknown(k) {
                     continue;
@@ -1362,7 +1409,9 @@ impl SampledProfile {
                     .entry(context_key(o.routine, o.pc))
                     .or_default();
                 if handler {
-                    record.decided[3] += o.own;
+                    record.proven[3] += o.own;
+                } else if ev == Evidence::Interrupted {
+                    record.presumed_main += o.own;
                 } else if learned {
                     for (r, m) in record.inferred.iter_mut().zip(mix) {
                         *r += o.own * m;
@@ -1376,7 +1425,7 @@ impl SampledProfile {
             };
             mixes.push((mix, resolution));
         }
-        // Apply, and learn from what the batch decided.
+        // Apply, and learn from what the batch proved.
         for (o, label) in obs.iter_mut().zip(&labels) {
             let (mix, resolution) = match *label {
                 Level::Known(c) => {
@@ -1394,11 +1443,125 @@ impl SampledProfile {
                     .contexts
                     .entry(context_key(o.routine, o.pc))
                     .or_default();
-                for (r, m) in record.decided.iter_mut().zip(mix) {
+                for (r, m) in record.proven.iter_mut().zip(mix) {
                     *r += o.own * m;
                 }
             }
         }
+    }
+
+    /// The contexts the code at `pc` (in `routine`) runs in, as far as
+    /// anything learned tells: the contexts its routine is called in
+    /// (`graph`, see `call_graph`), else its record (see
+    /// `ContextRecord::mix`); with `handler`, among the handlers only.
+    fn code_mix(
+        &self,
+        routine: Option<u32>,
+        pc: u32,
+        nmi_share: f64,
+        handler: bool,
+        graph: &BTreeMap<Option<u32>, [f64; 3]>,
+    ) -> Option<[f64; 3]> {
+        if let Some(&mix) = routine.and_then(|r| graph.get(&Some(r))) {
+            let mix = if handler { [0.0, mix[1], mix[2]] } else { mix };
+            let total: f64 = mix.iter().sum();
+            if total > 0.0 {
+                return Some(mix.map(|m| m / total));
+            }
+        }
+        self.contexts
+            .get(&context_key(routine, pc))
+            .and_then(|r| r.mix(nmi_share, handler))
+    }
+
+    /// Notes the batch's calls from one routine into another, which keep
+    /// the context: a `JSR`, a `BRK`, a `JMP` to another routine's entry (a
+    /// tail call) and an `RTS` landing on one (the "push address − 1,
+    /// `RTS`" dispatch) — not an ordinary `RTS`, which goes back to
+    /// whichever caller called, nor an `RTI`, nor a jump into another
+    /// routine's middle (a handler that drops its interrupt frame and
+    /// jumps into the main loop, as fff's NMI handler does, would make the
+    /// main loop NMI code); and its interrupt entries, by routine.
+    fn learn_calls(&mut self, batch: &[Sample]) {
+        for s in batch {
+            let callee = (self.classifier.routine_of)(s.next_pc);
+            if s.flow == Flow::Interrupt {
+                let nmi = (self.classifier.is_nmi)(s.pc);
+                self.roots.entry(callee).or_default()[if nmi { 0 } else { 1 }] += 1;
+                continue;
+            }
+            let call = match s.flow {
+                Flow::Call | Flow::Break => true,
+                Flow::Jump | Flow::Return => callee == Some(s.next_pc),
+                _ => false,
+            };
+            if !call {
+                continue;
+            }
+            let caller = (self.classifier.routine_of)(s.pc);
+            if caller != callee {
+                *self.calls.entry((caller, callee)).or_default() += 1;
+            }
+        }
+    }
+
+    /// The contexts each routine is called in, from the calls seen (see
+    /// `learn_calls`): an interrupt handler's routine is in its
+    /// interrupt's; a routine seen called is in the mix of the contexts of
+    /// the routines it was called from, weighted by the calls seen (a routine called from both the main program and the
+    /// NMI handler gets both); a caller never seen called (the main
+    /// loop, the reset code, or a caller whose calls no batch held) in
+    /// the contexts its record gives, else the main program's. Solved by
+    /// iterating to a fixed point (call cycles included). This is what
+    /// tells a game that runs its logic in a re-entered NMI handler: the
+    /// next NMI interrupts that logic, so "interrupted" would say main.
+    fn call_graph(&self) -> BTreeMap<Option<u32>, [f64; 3]> {
+        let nmi_share = self.nmi_share();
+        let mut mix: BTreeMap<Option<u32>, [f64; 3]> = BTreeMap::new();
+        for (&r, &[nmi, irq]) in &self.roots {
+            let n = (nmi + irq).max(1) as f64;
+            mix.insert(r, [0.0, nmi as f64 / n, irq as f64 / n]);
+        }
+        let mut incoming: BTreeMap<Option<u32>, Vec<(Option<u32>, u64)>> = BTreeMap::new();
+        for (&(caller, callee), &n) in &self.calls {
+            if !self.roots.contains_key(&callee) {
+                incoming.entry(callee).or_default().push((caller, n));
+            }
+        }
+        let fallback = |r: Option<u32>| -> [f64; 3] {
+            r.and_then(|r| self.contexts.get(&r))
+                .and_then(|rec| rec.mix(nmi_share, false))
+                .unwrap_or([1.0, 0.0, 0.0])
+        };
+        for _ in 0..100 {
+            let mut change = 0.0f64;
+            for (&callee, edges) in &incoming {
+                let mut acc = [0.0; 3];
+                let mut total = 0.0;
+                for &(caller, n) in edges {
+                    let m = mix
+                        .get(&caller)
+                        .copied()
+                        .unwrap_or_else(|| fallback(caller));
+                    for (a, x) in acc.iter_mut().zip(m) {
+                        *a += n as f64 * x;
+                    }
+                    total += n as f64;
+                }
+                let new = acc.map(|a| a / total);
+                if let Some(old) = mix.insert(callee, new) {
+                    for (o, n) in old.iter().zip(new) {
+                        change = change.max((o - n).abs());
+                    }
+                } else {
+                    change = 1.0;
+                }
+            }
+            if change < 1e-9 {
+                break;
+            }
+        }
+        mix
     }
 }
 

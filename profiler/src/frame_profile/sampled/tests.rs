@@ -390,3 +390,27 @@ fn prg_bytes_by_code_address() {
         Some(head)
     );
 }
+
+#[test]
+fn a_routine_called_from_nmi_code_is_nmi_code_through_the_calls() {
+    let mut p = SampledProfile::new(classifier(), 0);
+    // Batch 1: the NMI's entry, its routine calls A ($8000).
+    p.add_batch(&[
+        with_cycle(Sample::interrupt(0xA000), 0),
+        with_cycle(Sample::control(0xA000, 3, Flow::Call, 0x8000), 7),
+        with_cycle(Sample::plain(0x8000, 2), 13),
+    ]);
+    // Batch 2: no event; A calls B ($9000).
+    p.add_batch(&[
+        with_cycle(Sample::plain(0x8010, 2), 100),
+        with_cycle(Sample::control(0x8012, 3, Flow::Call, 0x9000), 102),
+        with_cycle(Sample::plain(0x9000, 2), 108),
+    ]);
+    // Batch 3: wholly inside B, no event: NMI code (called from A, called
+    // from the NMI's routine).
+    p.add_batch(&plain(&[(0x9002, 2), (0x9004, 2), (0x9006, 2)], 200));
+    assert_eq!(p.routine_context(Some(0x9000)), Some([0.0, 1.0, 0.0]));
+    let e = p.estimates(300);
+    assert!((e.classes.nmi.value - 1.0).abs() < 1e-12, "{e:?}");
+    assert_eq!(e.unresolved, 0.0);
+}
