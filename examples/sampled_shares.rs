@@ -664,7 +664,16 @@ fn main() {
             );
         }
         for (rate, &ms) in RATES_MS.iter().enumerate() {
+            let fed = std::time::Instant::now();
             let (est, frame_est, contexts) = sampled(&run, rate);
+            if verbose {
+                eprintln!(
+                    "  {ms} ms: {} batches fed in {:.3} s ({:.1} µs a batch, frames and estimates included)",
+                    run.batches[rate].len(),
+                    fed.elapsed().as_secs_f64(),
+                    1e6 * fed.elapsed().as_secs_f64() / run.batches[rate].len().max(1) as f64
+                );
+            }
             let raw = raw_ratio(&run, rate);
             let raw_work: f64 = raw.values().sum::<f64>();
             let mut worst = 0.0f64;
