@@ -8,8 +8,9 @@
 //! samples per address), CFG files (`cfg_file`) and their reports: DOT and diffs, the
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
 //! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
-//! symbol tables that name blocks by label (`symbols`), and FCEUX code/data
-//! logs (`cdl`).
+//! symbol tables that name blocks by label (`symbols`), FCEUX code/data
+//! logs (`cdl`), and the frame-time profile (`frame_profile`: cycles by
+//! frame, routine and class, exactly from the engines' event log).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`
@@ -31,6 +32,7 @@ pub mod diff;
 pub mod dot;
 pub mod feeder;
 pub mod flame;
+pub mod frame_profile;
 pub mod hot_blocks;
 pub mod html;
 pub mod memory;
