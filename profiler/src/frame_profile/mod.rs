@@ -11,14 +11,15 @@
 //! - `histogram.rs`: a routine's cycles per frame;
 //! - `vblank.rs`: the vblank a frame starts with;
 //! - `worst.rs`: the worst frames;
-//! - `rows.rs`: the rows of `frames.csv` and `routines.csv` (exact and
-//!   sampled parts).
+//! - `rows.rs`, `csv.rs`: the rows of `frames.csv` and `routines.csv`
+//!   (exact and sampled parts) and how they are written.
 //!
 //! The estimates from the sampler alone are `sampled.rs`'s; they share
 //! `Routines::routine_of` and the rows.
 
 pub mod accounting;
 pub mod contexts;
+pub mod csv;
 pub mod histogram;
 pub mod routines;
 pub mod rows;

@@ -2,7 +2,7 @@
 //! random well-formed ones.
 
 use super::*;
-use crate::frame_profile::rows::ExactRoutine;
+use crate::frame_profile::rows::{ExactRoutine, PerCall};
 use crate::frame_profile::vblank::Vblank;
 
 const RESET: u32 = 0x8000;
@@ -684,6 +684,35 @@ fn contradicting_stamps_are_clamped_and_counted() {
     assert_eq!(row.cycles, 110);
     let p = run.finish();
     assert_eq!(p.anomalies, 1);
+}
+
+#[test]
+fn csv_rows_of_a_run() {
+    use crate::frame_profile::csv::{frames_header, frames_line, routines_line, Columns};
+    let mut run = Run::new();
+    run.work(10).jsr(0x8100).work(20).rts(0x8003).read_pad();
+    let row = run.end_frame();
+    let both = Columns {
+        exact: true,
+        sampled: false,
+    };
+    assert_eq!(
+        frames_header(both),
+        "frame,cycles,busy,idle,nmi,irq,oam_dma,dmc_dma,lag,nmi_handler_cycles,\
+vblank_overrun,vblank_cycles_left,top_routine,top_routine_cycles"
+    );
+    let name = |e: u32| run.p.routines().name(e);
+    assert_eq!(
+        frames_line(&row, both, &name),
+        "0,46,46,0,0,0,0,0,0,0,,,$8100,26"
+    );
+    let p = run.finish();
+    let rows = p.routine_rows();
+    assert_eq!(
+        routines_line(&rows[0], both),
+        "$8100,$8100,,1,26,56.52,26,56.52,26.0,26,26,1,26,26,26"
+    );
+    assert_eq!(rows[1].exact.as_ref().unwrap().per_call, None::<PerCall>);
 }
 
 mod properties {
