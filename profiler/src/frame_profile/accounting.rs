@@ -35,7 +35,7 @@
 //! - tail calls by `JMP`: [`FrameProfile::jump`];
 //! - the RTS trick: [`FrameProfile::ret`];
 //! - interrupts as roots: [`FrameProfile::end_activation`];
-//! - inclusive time: [`FrameProfile::credit`];
+//! - inclusive time: [`FrameProfile::credit`], [`FrameProfile::flush`];
 //! - frames, lag and the vblank: [`FrameProfile::end_frame`];
 //! - windows: [`Start`], [`FrameProfile::seed_stack`].
 //!
@@ -116,9 +116,6 @@ struct RoutineStats {
     frame_inclusive: u64,
     frame_exclusive: u64,
     touched: bool,
-    /// The credit serial of the last interval credited to its inclusive
-    /// time (a routine on the stack twice is credited once).
-    mark: u64,
 }
 
 impl RoutineStats {
@@ -136,7 +133,6 @@ impl RoutineStats {
             frame_inclusive: 0,
             frame_exclusive: 0,
             touched: false,
-            mark: 0,
         }
     }
 }
@@ -154,6 +150,33 @@ struct FrameAcc {
     vblank: Option<VblankWatch>,
 }
 
+/// A call context entered lately: `(parent_node, target, kind)` gave
+/// `(routine, node)`. Most calls repeat (a loop's, a frame's), and the two
+/// lookups they save were a third of a call's cost.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallSlot {
+    parent_node: u32,
+    target: u32,
+    /// The frame kind + 1 (0: empty).
+    kind: u8,
+    routine: u32,
+    node: u32,
+}
+
+/// Slots of the call cache (16 KiB).
+const CALL_SLOTS: usize = 1024;
+
+impl CallSlot {
+    fn index(parent_node: u32, target: u32, kind: FrameKind) -> usize {
+        let key = (parent_node as u64) << 32 | (target as u64) << 3 | kind as u64;
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % CALL_SLOTS
+    }
+
+    fn is(&self, parent_node: u32, target: u32, kind: FrameKind) -> bool {
+        self.kind == kind as u8 + 1 && self.target == target && self.parent_node == parent_node
+    }
+}
+
 /// The accounting (see the module doc).
 #[derive(Debug, Clone)]
 pub struct FrameProfile {
@@ -166,6 +189,8 @@ pub struct FrameProfile {
     /// `JMP` absolute targets → the routine a jump there tail-calls, if
     /// any (forgotten when an entry is learned there).
     jumps: IntMap<u32, Option<u32>>,
+    /// Recent calls' routines and contexts.
+    calls: Box<[CallSlot]>,
     /// Open frames; `stack[0]` is the root, never closed.
     stack: Vec<Frame>,
     /// NMI frames open.
@@ -177,11 +202,8 @@ pub struct FrameProfile {
     frame: FrameAcc,
     /// Routines credited in the frame in progress.
     touched: Vec<u32>,
-    serial: u64,
-    /// All work so far, and all interrupt handlers' own work (each less
-    /// the interrupts nested in it), for inclusive times per activation.
-    work_total: u64,
-    interrupts_total: u64,
+    /// Work done so far at each interrupt level (`Frame::level`).
+    level_work: Vec<u64>,
     totals: Totals,
     worst: WorstFrames,
     anomalies: u64,
@@ -214,6 +236,7 @@ impl FrameProfile {
             index: IntMap::default(),
             targets: IntMap::default(),
             jumps: IntMap::default(),
+            calls: vec![CallSlot::default(); CALL_SLOTS].into_boxed_slice(),
             stack: Vec::new(),
             nmi_open: 0,
             contexts: CycleStacks::new(),
@@ -224,9 +247,7 @@ impl FrameProfile {
                 ..FrameAcc::default()
             },
             touched: Vec::new(),
-            serial: 0,
-            work_total: 0,
-            interrupts_total: 0,
+            level_work: vec![0],
             totals: Totals::default(),
             worst: WorstFrames::default(),
             anomalies: 0,
@@ -243,8 +264,10 @@ impl FrameProfile {
             context: Context::Main,
             node,
             parent_node: 0,
-            work_at_entry: 0,
-            interrupts_at_entry: 0,
+            level: 0,
+            entry_mark: 0,
+            credit_mark: 0,
+            dup: false,
             partial: how != Start::PowerOn,
         });
         p
@@ -271,7 +294,11 @@ impl FrameProfile {
         self.nmi_open = 0;
         for (target, ret_sp) in calls_on_page(page, sp, jsr_target) {
             let r = self.target_routine(target);
-            self.push(r, FrameKind::Call, ret_sp, true);
+            let entry = self.stats[r as usize].entry;
+            let node =
+                self.contexts
+                    .child(self.parent_node(FrameKind::Call), entry, FrameKind::Call);
+            self.push(r, FrameKind::Call, ret_sp, node, true);
         }
     }
 
@@ -310,18 +337,32 @@ impl FrameProfile {
         r
     }
 
-    /// One event of the log.
+    /// One event of the log. The cycles since the last change of the
+    /// stack are credited before the event changes it; an event that
+    /// changes nothing (a `JMP` within a routine, most of them) credits
+    /// nothing yet: the top frame, hence where the cycles go, is the same
+    /// until the next change, so one interval or two is the same sum —
+    /// and such events, thousands a frame in some games, cost a lookup.
     pub fn event(&mut self, event: &FlowEvent) {
-        self.advance(event.at);
         let sp = event.sp;
-        match event.kind {
-            EventKind::Call => self.enter(event.target, FrameKind::Call, sp.wrapping_add(2)),
-            EventKind::Brk => self.enter(event.target, FrameKind::Brk, sp.wrapping_add(3)),
-            EventKind::Nmi => self.enter(event.target, FrameKind::Nmi, sp.wrapping_add(3)),
-            EventKind::Irq => self.enter(event.target, FrameKind::Irq, sp.wrapping_add(3)),
-            EventKind::Return | EventKind::ReturnInterrupt => self.ret(event.target, sp),
-            EventKind::Jump => self.jump(event.pc, event.target, sp),
-        }
+        let kind = match event.kind {
+            EventKind::Call => FrameKind::Call,
+            EventKind::Brk => FrameKind::Brk,
+            EventKind::Nmi => FrameKind::Nmi,
+            EventKind::Irq => FrameKind::Irq,
+            EventKind::Return | EventKind::ReturnInterrupt => {
+                return self.ret(event.target, sp, event.at)
+            }
+            EventKind::Jump => return self.jump(event.pc, event.target, sp, event.at),
+        };
+        self.advance(event.at);
+        let pushed = if kind == FrameKind::Call { 2 } else { 3 };
+        self.enter(event.target, kind, sp.wrapping_add(pushed));
+    }
+
+    /// Whether the stack pointer at `sp` closes the top frame.
+    fn closes(&self, sp: u8) -> bool {
+        self.stack.len() > 1 && self.stack.last().is_some_and(|f| f.ret_sp <= sp)
     }
 
     /// A `JSR`, `BRK` or interrupt entered `target` and pushed its return
@@ -333,25 +374,56 @@ impl FrameProfile {
     /// software call to the system), as the sampled side takes it.
     fn enter(&mut self, target: u32, kind: FrameKind, ret_sp: u8) {
         self.close_to(ret_sp);
-        let r = self.target_routine(target);
-        self.push(r, kind, ret_sp, false);
+        let parent_node = self.parent_node(kind);
+        let slot = CallSlot::index(parent_node, target, kind);
+        let cached = self.calls[slot];
+        let (routine, node) = if cached.is(parent_node, target, kind) {
+            (cached.routine, cached.node)
+        } else {
+            let routine = self.target_routine(target);
+            let entry = self.stats[routine as usize].entry;
+            let node = self.contexts.child(parent_node, entry, kind);
+            self.calls[slot] = CallSlot {
+                parent_node,
+                target,
+                kind: kind as u8 + 1,
+                routine,
+                node,
+            };
+            (routine, node)
+        };
+        self.push(routine, kind, ret_sp, node, false);
     }
 
-    fn push(&mut self, routine: u32, kind: FrameKind, ret_sp: u8, partial: bool) {
+    /// The context a frame entered by `kind` hangs off: the top frame's,
+    /// or for an interrupt the trie's root.
+    fn parent_node(&self, kind: FrameKind) -> u32 {
+        match kind {
+            FrameKind::Nmi | FrameKind::Irq => 0,
+            _ => self.stack.last().expect("the root is never closed").node,
+        }
+    }
+
+    /// Opens a frame for `routine` at context `node` (see
+    /// [`FrameProfile::parent_node`]).
+    fn push(&mut self, routine: u32, kind: FrameKind, ret_sp: u8, node: u32, partial: bool) {
         let below = *self.stack.last().expect("the root is never closed");
-        let (parent_node, context) = match kind {
-            FrameKind::Nmi => (0, Context::Nmi),
-            FrameKind::Irq => (0, Context::Irq),
-            _ => (below.node, below.context),
+        let (parent_node, context, level) = match kind {
+            FrameKind::Nmi => (0, Context::Nmi, below.level + 1),
+            FrameKind::Irq => (0, Context::Irq, below.level + 1),
+            _ => (below.node, below.context, below.level),
         };
-        let entry = self.stats[routine as usize].entry;
-        let node = self.contexts.child(parent_node, entry, kind);
+        if self.level_work.len() <= level as usize {
+            self.level_work.resize(level as usize + 1, 0);
+        }
+        let dup = !kind.is_interrupt() && self.open_at(routine, level, self.stack.len());
         if !partial {
             self.stats[routine as usize].calls += 1;
         }
         if kind == FrameKind::Nmi {
             self.nmi_open += 1;
         }
+        let now = self.level_work[level as usize];
         self.stack.push(Frame {
             routine,
             ret_sp,
@@ -359,75 +431,103 @@ impl FrameProfile {
             context,
             node,
             parent_node,
-            work_at_entry: self.work_total,
-            interrupts_at_entry: self.interrupts_total,
+            level,
+            entry_mark: now,
+            credit_mark: now,
+            dup,
             partial,
         });
+    }
+
+    /// Whether `routine` is open at interrupt level `level` among the
+    /// frames below index `below` (they are the top ones of that level).
+    fn open_at(&self, routine: u32, level: u32, below: usize) -> bool {
+        self.stack[..below]
+            .iter()
+            .rev()
+            .take_while(|f| f.level == level)
+            .any(|f| f.routine == routine)
+    }
+
+    /// Credits the inclusive work frame `i` has pending: the work done at
+    /// its level since it was last credited.
+    fn flush(&mut self, i: usize) {
+        let f = &mut self.stack[i];
+        let now = self.level_work[f.level as usize];
+        let work = now - f.credit_mark;
+        f.credit_mark = now;
+        if work > 0 && !f.dup {
+            let r = f.routine;
+            let s = &mut self.stats[r as usize];
+            s.inclusive += work;
+            s.frame_inclusive += work;
+            if !s.touched {
+                s.touched = true;
+                self.touched.push(r);
+            }
+        }
     }
 
     /// Closes every frame (the root aside) whose return address is gone
     /// with the stack pointer at `sp` (`ret_sp <= sp`; see
     /// `shadow_stack.rs`): an `RTS` closes its frame, a `PLA PLA` then
     /// `RTS` its frame and its caller's, a stack reset by `TXS` every
-    /// frame it abandoned, at the next event. Returns how many closed.
-    fn close_to(&mut self, sp: u8) -> usize {
-        let mut closed = 0;
+    /// frame it abandoned, at the next event.
+    fn close_to(&mut self, sp: u8) {
         while self.stack.len() > 1 {
             let top = *self.stack.last().expect("checked");
             if top.ret_sp > sp {
                 break;
             }
+            self.flush(self.stack.len() - 1);
             self.stack.pop();
             if top.kind == FrameKind::Nmi {
                 self.nmi_open -= 1;
             }
             self.end_activation(&top);
-            closed += 1;
         }
-        closed
     }
 
     /// An activation ended (closed, or replaced by a tail call). Its
-    /// inclusive work is the work done since it began less what
-    /// interrupt handlers did meanwhile: **interrupts are roots**, and an
-    /// NMI that fell in the middle of a routine is not that routine's
-    /// time. `interrupts_total` adds each NMI or IRQ activation's own
-    /// inclusive work as it ends — which already leaves out the handlers
-    /// nested in it, so nesting is not counted twice — and an
-    /// activation's share is the difference over its lifetime (handlers
-    /// that end inside it began inside it: frames close from the top).
-    /// Activations begun before the window (`partial`) give no time per
-    /// call.
+    /// inclusive work is the work done at its interrupt level while it
+    /// was open: **interrupts are roots**, and an NMI that fell in the
+    /// middle of a routine is not that routine's time. Each NMI or IRQ
+    /// frame raises the level of what runs above it, and the work of each
+    /// level is counted apart (`level_work`), so what a handler does —
+    /// less the handlers nested in it, one level up — is its level's, and
+    /// what the interrupted code does is the level below's. An activation
+    /// begun before the window (`partial`) gives no time per call.
     fn end_activation(&mut self, frame: &Frame) {
-        let work = self.work_total - frame.work_at_entry;
-        let interrupts = self.interrupts_total - frame.interrupts_at_entry;
-        let inclusive = work.saturating_sub(interrupts);
-        if frame.kind.is_interrupt() {
-            self.interrupts_total += inclusive;
+        if frame.partial {
+            return;
         }
-        if !frame.partial {
-            let s = &mut self.stats[frame.routine as usize];
-            s.completed += 1;
-            s.completed_sum += inclusive;
-            s.min = s.min.min(inclusive);
-            s.max = s.max.max(inclusive);
-        }
+        let inclusive = self.level_work[frame.level as usize] - frame.entry_mark;
+        let s = &mut self.stats[frame.routine as usize];
+        s.completed += 1;
+        s.completed_sum += inclusive;
+        s.min = s.min.min(inclusive);
+        s.max = s.max.max(inclusive);
     }
 
     /// Replaces the top frame's routine by `routine`: the activation ends
     /// and the new one keeps the frame's `ret_sp` (the new routine returns
     /// for both) and kind (a handler that tail-calls stays the NMI's).
     fn tail_call(&mut self, routine: u32) {
-        let old = *self.stack.last().expect("the root is never closed");
+        let i = self.stack.len() - 1;
+        self.flush(i);
+        let old = self.stack[i];
         self.end_activation(&old);
         let entry = self.stats[routine as usize].entry;
         let node = self.contexts.child(old.parent_node, entry, old.kind);
+        let dup = !old.kind.is_interrupt() && self.open_at(routine, old.level, i);
         self.stats[routine as usize].calls += 1;
-        *self.stack.last_mut().expect("checked") = Frame {
+        let now = self.level_work[old.level as usize];
+        self.stack[i] = Frame {
             routine,
             node,
-            work_at_entry: self.work_total,
-            interrupts_at_entry: self.interrupts_total,
+            entry_mark: now,
+            credit_mark: now,
+            dup,
             partial: false,
             ..old
         };
@@ -442,17 +542,21 @@ impl FrameProfile {
     /// a routine entry. A dispatch to the current routine (inside its own
     /// scope) is a jump within it. An `RTI` used so (status and address
     /// pushed, `RTI`) is the same.
-    fn ret(&mut self, target: u32, sp: u8) {
-        if self.close_to(sp) == 0 {
-            self.dispatch(target);
+    fn ret(&mut self, target: u32, sp: u8, at: Stamp) {
+        if self.closes(sp) {
+            self.advance(at);
+            self.close_to(sp);
+        } else {
+            self.dispatch(target, at);
         }
     }
 
     /// A computed transfer to `target` (see [`FrameProfile::ret`] and
     /// [`FrameProfile::jump`]).
-    fn dispatch(&mut self, target: u32) {
+    fn dispatch(&mut self, target: u32, at: Stamp) {
         let r = self.target_routine(target);
         if r != self.stack.last().expect("the root is never closed").routine {
+            self.advance(at);
             self.tail_call(r);
         }
     }
@@ -474,10 +578,13 @@ impl FrameProfile {
     /// routine's); without, only a jump to a known entry does, since where
     /// a routine ends is not known (a jump to a label inside the caller
     /// would otherwise leave it).
-    fn jump(&mut self, pc: u32, target: u32, sp: u8) {
-        self.close_to(sp);
+    fn jump(&mut self, pc: u32, target: u32, sp: u8, at: Stamp) {
+        if self.closes(sp) {
+            self.advance(at);
+            self.close_to(sp);
+        }
         if self.routines.is_indirect_jump(pc) {
-            self.dispatch(target);
+            self.dispatch(target, at);
             return;
         }
         let to = match self.jumps.get(&target) {
@@ -494,6 +601,7 @@ impl FrameProfile {
         };
         if let Some(r) = to {
             if r != self.stack.last().expect("the root is never closed").routine {
+                self.advance(at);
                 self.tail_call(r);
             }
         }
@@ -542,13 +650,16 @@ impl FrameProfile {
     }
 
     /// Credits `w` (`cycles` from CPU cycle `from`) to the top frame.
-    /// **Inclusive time**: the work also goes to every distinct routine on
-    /// the stack from the top down to the innermost interrupt frame (or
-    /// the root): a routine's inclusive time holds its callees' but not
-    /// the handlers that interrupted it (they are roots), and a routine on
-    /// the stack twice (recursion, or a routine that tail-called into
-    /// itself through another) counts each cycle once, so no routine's
-    /// inclusive time exceeds the work done.
+    /// **Inclusive time**: the work also counts at the top frame's
+    /// interrupt level (`level_work`), and every frame open at that level
+    /// takes its share when it closes, at a frame's end, or at the
+    /// finish ([`FrameProfile::flush`]): every routine on the stack from
+    /// the top down to the innermost interrupt frame (or the root) gets
+    /// it — its callees' work, but not the handlers that interrupted it
+    /// (a level up) — and a routine open twice at a level (recursion)
+    /// only once, so no routine's inclusive time exceeds the work done.
+    /// Crediting per frame when it closes, not per interval, keeps an
+    /// interval's cost independent of the stack's depth.
     fn credit(&mut self, from: u64, cycles: u64, w: Weights) {
         let top = *self.stack.last().expect("the root is never closed");
         self.contexts.credit(top.node, w);
@@ -570,25 +681,13 @@ impl FrameProfile {
         if w.work == 0 {
             return;
         }
-        self.work_total += w.work;
-        self.serial += 1;
+        self.level_work[top.level as usize] += w.work;
         let s = &mut self.stats[top.routine as usize];
         s.exclusive += w.work;
         s.frame_exclusive += w.work;
-        for frame in self.stack.iter().rev() {
-            let s = &mut self.stats[frame.routine as usize];
-            if s.mark != self.serial {
-                s.mark = self.serial;
-                s.inclusive += w.work;
-                s.frame_inclusive += w.work;
-                if !s.touched {
-                    s.touched = true;
-                    self.touched.push(frame.routine);
-                }
-            }
-            if frame.kind.is_interrupt() {
-                break;
-            }
+        if !s.touched {
+            s.touched = true;
+            self.touched.push(top.routine);
         }
     }
 
@@ -602,6 +701,9 @@ impl FrameProfile {
     /// worst frames if it is one.
     pub fn end_frame(&mut self, frame: u64, end: Stamp) -> FrameRow {
         self.advance(end);
+        for i in 0..self.stack.len() {
+            self.flush(i);
+        }
         let acc = std::mem::take(&mut self.frame);
         let vblank = acc.vblank.and_then(|v| v.finish(self.last.cycle));
         let mut exact = ExactFrame {
@@ -687,7 +789,10 @@ impl FrameProfile {
     /// their calls and cycles but no time per call. Cycles after the last
     /// frame's end (events of a frame not ended) are in the routines' and
     /// contexts' totals but in no frame: end every frame first.
-    pub fn finish(self) -> Profile {
+    pub fn finish(mut self) -> Profile {
+        for i in 0..self.stack.len() {
+            self.flush(i);
+        }
         Profile {
             totals: self.totals,
             routines: self.routines,

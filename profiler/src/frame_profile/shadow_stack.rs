@@ -59,10 +59,17 @@ pub(crate) struct Frame {
     /// Its context in the cycle trie, and the parent context it hangs off.
     pub node: u32,
     pub parent_node: u32,
-    /// The accounting's running work and interrupt totals when the
-    /// activation began.
-    pub work_at_entry: u64,
-    pub interrupts_at_entry: u64,
+    /// Its interrupt level: how many NMI and IRQ frames are at or below
+    /// it (0: the main program). Frames of one level above its lowest
+    /// interrupt frame are one handler's (or the main program's) stack.
+    pub level: u32,
+    /// The work done at its level so far when the activation began, and
+    /// when its inclusive time was last credited.
+    pub entry_mark: u64,
+    pub credit_mark: u64,
+    /// The same routine is open below it at its level, which is credited
+    /// the time instead (recursion counts each cycle once).
+    pub dup: bool,
     /// Begun before the window: its time per call is not known.
     pub partial: bool,
 }

@@ -20,6 +20,88 @@ struct Run {
     /// Each frame's events and end, as an engine hands them over.
     log: Vec<(Vec<FlowEvent>, Stamp)>,
     pending: Vec<FlowEvent>,
+    reference: Reference,
+}
+
+/// Inclusive time by its definition, counted the slow way beside the
+/// accounting: the work between two events goes to every distinct
+/// routine on the stack from the top down to the innermost NMI or IRQ
+/// frame (or the root), per interval. The accounting credits the same at
+/// each frame's close, a frame's end or the finish (`flush`); both must
+/// agree.
+#[derive(Default)]
+struct Reference {
+    last: Stamp,
+    inclusive: std::collections::BTreeMap<u32, u64>,
+    frame: std::collections::BTreeMap<u32, u64>,
+    /// Per routine: frames with inclusive work, and the most in one.
+    frames: std::collections::BTreeMap<u32, (u64, u64)>,
+}
+
+impl Reference {
+    /// Credits the work up to `to` to the stack of `p` as it stands.
+    fn advance(&mut self, p: &FrameProfile, to: Stamp) {
+        let from = self.last;
+        let cycles = to.cycle.saturating_sub(from.cycle);
+        let dma = (to.oam_dma.saturating_sub(from.oam_dma)
+            + to.dmc_dma.saturating_sub(from.dmc_dma))
+        .min(cycles);
+        let idle = to.idle.saturating_sub(from.idle).min(cycles - dma);
+        let work = cycles - dma - idle;
+        self.last = Stamp {
+            cycle: from.cycle.max(to.cycle),
+            oam_dma: from.oam_dma.max(to.oam_dma),
+            dmc_dma: from.dmc_dma.max(to.dmc_dma),
+            idle: from.idle.max(to.idle),
+            controller_reads: from.controller_reads.max(to.controller_reads),
+        };
+        if work == 0 {
+            return;
+        }
+        let mut seen = Vec::new();
+        for f in p.stack.iter().rev() {
+            let entry = p.stats[f.routine as usize].entry;
+            if !seen.contains(&entry) {
+                seen.push(entry);
+                *self.inclusive.entry(entry).or_default() += work;
+                *self.frame.entry(entry).or_default() += work;
+            }
+            if f.kind.is_interrupt() {
+                break;
+            }
+        }
+    }
+
+    fn end_frame(&mut self) {
+        for (entry, work) in std::mem::take(&mut self.frame) {
+            let f = self.frames.entry(entry).or_default();
+            f.0 += 1;
+            f.1 = f.1.max(work);
+        }
+    }
+
+    /// The profile's inclusive times and cycles per frame are the
+    /// reference's.
+    fn check(&self, p: &Profile) {
+        for row in p.routine_rows() {
+            let entry = row.entry.unwrap();
+            let e = row.exact.unwrap();
+            assert_eq!(
+                e.inclusive_cycles,
+                self.inclusive.get(&entry).copied().unwrap_or(0),
+                "inclusive of {entry:#x}"
+            );
+            let (frames, max) = self.frames.get(&entry).copied().unwrap_or((0, 0));
+            assert_eq!(e.frames, frames, "frames of {entry:#x}");
+            assert_eq!(e.per_frame.map_or(0, |f| f.max), max, "max of {entry:#x}");
+        }
+        for (&entry, &work) in &self.inclusive {
+            assert!(
+                work == 0 || p.stats.iter().any(|s| s.entry == entry),
+                "{entry:#x} credited by the reference only"
+            );
+        }
+    }
 }
 
 impl Run {
@@ -37,6 +119,10 @@ impl Run {
             frame: 0,
             log: Vec::new(),
             pending: Vec::new(),
+            reference: Reference {
+                last: at,
+                ..Reference::default()
+            },
         }
     }
 
@@ -48,6 +134,7 @@ impl Run {
             sp: self.sp,
             at: self.at,
         };
+        self.reference.advance(&self.p, self.at);
         self.p.event(&event);
         self.pending.push(event);
     }
@@ -149,6 +236,8 @@ impl Run {
     }
 
     fn end_frame(&mut self) -> FrameRow {
+        self.reference.advance(&self.p, self.at);
+        self.reference.end_frame();
         let row = self.p.end_frame(self.frame, self.at);
         self.log.push((std::mem::take(&mut self.pending), self.at));
         self.frame += 1;
@@ -157,8 +246,11 @@ impl Run {
         row
     }
 
+    /// The profile, checked against the reference.
     fn finish(self) -> Profile {
-        self.p.finish()
+        let p = self.p.finish();
+        self.reference.check(&p);
+        p
     }
 }
 
@@ -432,6 +524,70 @@ fn an_irq_nested_in_the_nmi() {
 }
 
 #[test]
+fn recursion_counts_each_cycle_once() {
+    let mut run = Run::new();
+    // reset → A → A → B, each returning.
+    run.jsr(0x8100)
+        .work(10)
+        .jsr(0x8100)
+        .work(20)
+        .jsr(0x8200)
+        .work(30);
+    run.rts(0x8203)
+        .work(5)
+        .rts(0x8103)
+        .work(7)
+        .rts(0x8003)
+        .work(4);
+    let row = run.end_frame();
+    assert_eq!(row.cycles, 6 + 16 + 26 + 36 + 11 + 13 + 4);
+    let p = run.finish();
+    let a = routine(&p, 0x8100);
+    let b = routine(&p, 0x8200);
+    // A: 10 + 6 (outer), 20 + 6 and 5 + 6 (inner), 7 + 6 (outer).
+    assert_eq!((a.calls, a.exclusive_cycles), (2, 16 + 26 + 11 + 13));
+    // B's 30 + 6 under both A frames, counted once.
+    assert_eq!(a.inclusive_cycles, 66 + 36);
+    assert_eq!((b.exclusive_cycles, b.inclusive_cycles), (36, 36));
+    // Per call: the inner 26 + 36 + 11, the outer 16 + 73 + 13.
+    assert_eq!(per_call(&a), (2, 73, 102));
+    assert!((a.per_call.unwrap().avg - 87.5).abs() < 1e-9);
+    assert_eq!(a.per_frame.unwrap().max, 102);
+    assert_eq!(routine(&p, RESET).inclusive_cycles, row.cycles);
+}
+
+#[test]
+fn an_nmi_calling_the_routine_it_interrupted() {
+    let mut run = Run::new();
+    run.jsr(0x8100).work(100);
+    run.nmi()
+        .work(10)
+        .jsr(0x8100)
+        .work(40)
+        .rts(0xC013)
+        .work(5)
+        .rti();
+    run.work(20).rts(0x8003);
+    let row = run.end_frame();
+    let e = exact(&row);
+    assert_eq!(e.busy, 6 + 100 + 26);
+    assert_eq!(e.nmi, 7 + 10 + 6 + 46 + 5 + 6);
+    let p = run.finish();
+    let a = routine(&p, 0x8100);
+    // The main activation: 100 + 20 + 6, the handler's time left out;
+    // the handler's: 40 + 6. A's inclusive time is both, nothing twice.
+    assert_eq!((a.calls, a.exclusive_cycles), (2, 126 + 46));
+    assert_eq!(a.inclusive_cycles, 126 + 46);
+    assert_eq!(per_call(&a), (2, 46, 126));
+    let nmi = routine(&p, NMI);
+    assert_eq!(
+        (nmi.exclusive_cycles, nmi.inclusive_cycles),
+        (7 + 10 + 6 + 5 + 6, 80)
+    );
+    assert_eq!(routine(&p, RESET).inclusive_cycles, 6 + 126);
+}
+
+#[test]
 fn pla_pla_returns_to_the_callers_caller() {
     let mut run = Run::new();
     run.jsr(0x8100).work(10).jsr(0x8200).work(20).pla().pla();
@@ -614,6 +770,7 @@ fn a_window_seeded_from_the_stack_page() {
     let mut run = Run::with(Routines::new(0x8000, RESET), Start::FrameStart);
     run.at.cycle = 1_000_000;
     run.p = FrameProfile::new(Routines::new(0x8000, RESET), run.at, Start::FrameStart);
+    run.reference.last = run.at;
     run.p.seed_stack(&page, 0xFB, &mut jsr);
     run.sp = 0xFB;
     run.work(30).rts(0x8107).work(20).rts(0x8012).work(10);
@@ -837,6 +994,7 @@ mod properties {
         }
         r.end_frame();
         let p = r.p.clone().finish();
+        r.reference.check(&p);
         (r, p)
     }
 
