@@ -3,6 +3,17 @@
 //! (`frame;frame;frame COUNT`, one stack per line, the count in retired
 //! instructions), and the SVG drawn from them by the `inferno` crate.
 //!
+//! The frame-time profile's flame graph is weighted by CPU cycles instead
+//! ([`folded_cycles`], from `frame_profile::contexts`): the main program's
+//! stacks from its root routine (`reset;main;update`), each interrupt
+//! handler as a root of its own (`[NMI];nmi;draw`, `[IRQ];irq`), the
+//! wait-loop cycles apart under `[idle]` (then the context that waited:
+//! `[idle];reset;main;wait_vblank`), the DMA stalls under `[DMA];OAM` and
+//! `[DMA];DMC` (then the context that ran when they stalled it), so the
+//! counts add up to the window's cycles and the work is not squeezed by
+//! the waiting. Bracketed roots cannot be taken for a routine of the
+//! program (ca65 names have no brackets).
+//!
 //! Frames are named by a caller-supplied function of their entry code
 //! address (symbol labels, or `emu::code_addr::label`); stacks that read the
 //! same after naming are one line, so two entry points with one label are
@@ -11,6 +22,9 @@
 use std::collections::BTreeMap;
 
 use emu::call_stacks::{CallStacks, Frame, FrameKind};
+
+use crate::frame_profile::contexts::CycleStacks;
+use crate::frame_profile::shadow_stack::FrameKind as CycleKind;
 
 /// Name of the root context: the code that runs from the reset vector,
 /// outside any call.
@@ -59,6 +73,61 @@ pub fn folded(stacks: &CallStacks, name: &dyn Fn(u32) -> String) -> Vec<String> 
         .collect()
 }
 
+/// Root of the cycle-weighted flame graph's wait-loop cycles.
+pub const IDLE_ROOT: &str = "[idle]";
+/// Root of the DMA stalls (then `OAM` or `DMC`).
+pub const DMA_ROOT: &str = "[DMA]";
+/// Roots of the interrupt handlers.
+pub const NMI_ROOT: &str = "[NMI]";
+pub const IRQ_ROOT: &str = "[IRQ]";
+/// What contexts past `frame_profile::contexts::MAX_CONTEXTS` are
+/// credited to when they have no ancestor kept.
+pub const BEYOND_CAP: &str = "[contexts beyond the cap]";
+
+/// The folded stacks of the cycle-weighted contexts `stacks` (see the
+/// module doc), counts in CPU cycles, merged by name and sorted.
+pub fn folded_cycles(stacks: &CycleStacks, name: &dyn Fn(u32) -> String) -> Vec<String> {
+    let mut merged: BTreeMap<String, u64> = BTreeMap::new();
+    for (frames, w) in stacks.contexts() {
+        let mut path = String::new();
+        for (i, &(entry, kind)) in frames.iter().enumerate() {
+            if i > 0 {
+                path.push(';');
+            }
+            match kind {
+                CycleKind::Nmi => {
+                    path.push_str(NMI_ROOT);
+                    path.push(';');
+                }
+                CycleKind::Irq => {
+                    path.push_str(IRQ_ROOT);
+                    path.push(';');
+                }
+                CycleKind::Brk => path.push_str("[BRK] "),
+                CycleKind::Root | CycleKind::Call => {}
+            }
+            path.push_str(&sanitize(&name(entry)));
+        }
+        if frames.is_empty() {
+            path.push_str(BEYOND_CAP);
+        }
+        for (prefix, count) in [
+            (String::new(), w.work),
+            (format!("{IDLE_ROOT};"), w.idle),
+            (format!("{DMA_ROOT};OAM;"), w.oam_dma),
+            (format!("{DMA_ROOT};DMC;"), w.dmc_dma),
+        ] {
+            if count > 0 {
+                *merged.entry(format!("{prefix}{path}")).or_insert(0) += count;
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(stack, n)| format!("{stack} {n}"))
+        .collect()
+}
+
 /// The folded lines as a file's text (each line ends with a newline).
 pub fn folded_text(lines: &[String]) -> String {
     let mut text = String::new();
@@ -69,11 +138,18 @@ pub fn folded_text(lines: &[String]) -> String {
     text
 }
 
-/// The SVG flame graph of folded `lines` with `title`.
+/// The SVG flame graph of folded `lines` with `title`, counted in
+/// instructions.
 pub fn svg(lines: &[String], title: &str) -> std::io::Result<Vec<u8>> {
+    svg_counting(lines, title, "instructions")
+}
+
+/// The SVG flame graph of folded `lines` with `title`, whose counts are
+/// `count_name` (`instructions`, `cycles`).
+pub fn svg_counting(lines: &[String], title: &str, count_name: &str) -> std::io::Result<Vec<u8>> {
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_string();
-    options.count_name = "instructions".to_string();
+    options.count_name = count_name.to_string();
     // Colours from the frame names, not a random generator: the same run
     // gives the same file.
     options.hash = true;
@@ -157,5 +233,60 @@ mod tests {
         assert!(svg.contains("[NMI] $C000"));
         let empty = String::from_utf8(super::svg(&[], "nothing").unwrap()).unwrap();
         assert!(empty.starts_with("<?xml") && empty.ends_with("</svg>"));
+    }
+
+    /// Cycle-weighted contexts: the main program from its root, handlers
+    /// as roots of their own, idle and DMA apart, BRK marked, and what
+    /// the cap turned away under a root of its own.
+    #[test]
+    fn cycle_lines_put_idle_dma_and_handlers_apart() {
+        use crate::frame_profile::contexts::{CycleStacks, Weights};
+        let mut s = CycleStacks::with_cap(6);
+        let w = |work, idle, oam_dma, dmc_dma| Weights {
+            work,
+            idle,
+            oam_dma,
+            dmc_dma,
+        };
+        let root = s.child(0, 0x8000, CycleKind::Root);
+        let a = s.child(root, 0x8100, CycleKind::Call);
+        let brk = s.child(a, 0xE000, CycleKind::Brk);
+        let nmi = s.child(0, 0xC000, CycleKind::Nmi);
+        let irq = s.child(0, 0xD000, CycleKind::Irq);
+        s.credit(root, w(10, 300, 0, 0));
+        s.credit(a, w(20, 0, 0, 4));
+        s.credit(brk, w(3, 0, 0, 0));
+        s.credit(nmi, w(50, 5, 513, 0));
+        s.credit(irq, w(7, 0, 0, 0));
+        // Past the cap, at the top level: the root.
+        let lost = s.child(0, 0xD100, CycleKind::Irq);
+        s.credit(lost, w(2, 0, 0, 0));
+        let named = |code: u32| match code {
+            0x8100 => "a;b".to_string(),
+            c => label(c),
+        };
+        let lines = folded_cycles(&s, &named);
+        assert_eq!(
+            lines,
+            vec![
+                "$8000 10",
+                "$8000;a:b 20",
+                "$8000;a:b;[BRK] $E000 3",
+                "[DMA];DMC;$8000;a:b 4",
+                "[DMA];OAM;[NMI];$C000 513",
+                "[IRQ];$D000 7",
+                "[NMI];$C000 50",
+                "[contexts beyond the cap] 2",
+                "[idle];$8000 300",
+                "[idle];[NMI];$C000 5",
+            ]
+        );
+        let total: u64 = lines
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, s.total());
+        let svg = String::from_utf8(svg_counting(&lines, "cycles", "cycles").unwrap()).unwrap();
+        assert!(svg.contains("cycles") && svg.contains("[idle]"));
     }
 }

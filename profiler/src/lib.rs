@@ -10,8 +10,8 @@
 //! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
 //! symbol tables that name blocks by label (`symbols`), FCEUX code/data
 //! logs (`cdl`), and the frame-time profile (`frame_profile`: cycles by
-//! frame, routine and class; `frame_profile::sampled` estimates them from
-//! the batches alone).
+//! frame, routine and class, exactly from the engines' event log;
+//! `frame_profile::sampled` estimates them from the batches alone).
 //!
 //! The capture of samples itself — recording N consecutive instructions
 //! when a batch is due — is not here but in `emu/src/sampling.rs`

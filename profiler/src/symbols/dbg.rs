@@ -9,9 +9,11 @@
 //! sym id=3,name="@x",addrsize=absolute,size=1,parent=4,def=8,val=0x8004,seg=0,type=lab
 //! ```
 //!
-//! Only `version`, `seg`, `scope` and `sym` records matter here; the others
-//! (files, lines, spans, types) are skipped, as are kinds a later version may
-//! add. What becomes of a symbol:
+//! Only `version`, `seg`, `scope` and `sym` records matter for labels; the
+//! others (files, lines, spans, types) are skipped, as are kinds a later
+//! version may add. `.proc` scopes, with their spans and the line info of
+//! their entries, are read only when asked for (`procs.rs`). What becomes
+//! of a symbol:
 //! - a label (`type=lab`) in a segment written to the output at a run address
 //!   in $8000-$FFFF is PRG ROM at `ooffs + (val - start) - 16` (the iNES
 //!   header; no header is assumed when the output file's name does not end in
@@ -45,6 +47,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::location::{bounded_name, quoted, Label, LineError, Location, MAX_LABEL_CHARS};
+use super::proc_scope::ProcScope;
+
+mod procs;
 
 /// Size of the iNES header before PRG ROM in a `.nes` file.
 const INES_HEADER: i64 = 16;
@@ -63,6 +68,12 @@ struct Scope<'a> {
     line: usize,
     name: Cow<'a, str>,
     parent: Option<u32>,
+    /// The `sym` field as written: a `.proc`'s symbol (a `.scope` has
+    /// none), parsed only when procs are asked for.
+    sym: Option<&'a str>,
+    /// The `span` field as written (`6` or `16+0+17`), parsed only for
+    /// `.proc` scopes when they are asked for.
+    spans: &'a str,
 }
 
 /// A symbol's `type`: the two kinds that can name a place, and the rest.
@@ -122,10 +133,22 @@ fn number(value: &str, key: &str, line: usize) -> Result<u32, LineError> {
 }
 
 /// Reads `text`, handing each label to `add` in the file's order.
+#[cfg(test)]
 pub(crate) fn read(
     text: &str,
     prg_len: usize,
     add: &mut dyn FnMut(Label),
+) -> Result<(), LineError> {
+    read_with_procs(text, prg_len, add, None)
+}
+
+/// As [`read`], and each `.proc` scope the machine can run to `add_proc`
+/// when given (see `procs.rs`), after the labels.
+pub(crate) fn read_with_procs(
+    text: &str,
+    prg_len: usize,
+    add: &mut dyn FnMut(Label),
+    add_proc: Option<&mut dyn FnMut(ProcScope)>,
 ) -> Result<(), LineError> {
     let mut version_seen = false;
     let mut segs: HashMap<u32, Seg> = HashMap::new();
@@ -170,6 +193,7 @@ pub(crate) fn read(
         let (mut oname, mut ooffs) = (None, None);
         let mut type_ = "";
         let mut addrsize = "";
+        let (mut scope_sym, mut spans) = (None, "");
         for (k, v) in fields(rest, line)? {
             match k {
                 "id" => id = Some(number(v, k, line)?),
@@ -184,6 +208,8 @@ pub(crate) fn read(
                 "ooffs" => ooffs = Some(number(v, k, line)?),
                 "type" => type_ = v,
                 "addrsize" => addrsize = v,
+                "sym" if kind == "scope" => scope_sym = Some(v),
+                "span" if kind == "scope" => spans = v,
                 _ => {}
             }
         }
@@ -202,7 +228,16 @@ pub(crate) fn read(
                 );
             }
             "scope" => {
-                scopes.insert(id, Scope { line, name, parent });
+                scopes.insert(
+                    id,
+                    Scope {
+                        line,
+                        name,
+                        parent,
+                        sym: scope_sym,
+                        spans,
+                    },
+                );
             }
             _ => {
                 if syms.contains_key(&id) {
@@ -280,6 +315,17 @@ pub(crate) fn read(
             end,
             local: sym.parent.is_some(),
         });
+    }
+    if let Some(add_proc) = add_proc {
+        let file = procs::File {
+            text,
+            prg_len,
+            segs: &segs,
+            scopes: &scopes,
+            syms: &syms,
+            prefixes: &prefixes,
+        };
+        procs::read(&file, add_proc)?;
     }
     Ok(())
 }

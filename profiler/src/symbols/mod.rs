@@ -25,6 +25,11 @@
 //! is more guess than help). Addresses no label reaches keep
 //! `emu::code_addr::label`'s `$C123` / `03:A1F0`.
 //!
+//! Routines as the source declares them — ld65 `.proc` scopes, with what
+//! they cover and the source line of their entry (`proc_scope.rs`) — are
+//! kept beside the labels ([`Symbols::procs`]); the other formats have
+//! none.
+//!
 //! When two labels name one location, a global label beats a cheap local
 //! (`@loop`) and otherwise the first one read stays, so files given earlier
 //! take precedence and a table built from the same files is always the same.
@@ -41,8 +46,10 @@ mod dbg;
 mod location;
 mod mlb;
 mod nl;
+mod proc_scope;
 
 pub use location::{bounded_name, Label, Location, Region, MAX_LABEL_CHARS};
+pub use proc_scope::ProcScope;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -100,6 +107,9 @@ pub struct Symbols {
     prg_len: usize,
     entries: BTreeMap<Location, Entry>,
     names: String,
+    /// `.proc` scopes of the debug files read, in reading order (a scope
+    /// whose entry an earlier one has is left out).
+    procs: Vec<ProcScope>,
 }
 
 /// Largest ld65 debug file read: 64 MiB. ld65 lists every file, line,
@@ -139,6 +149,7 @@ impl Symbols {
             prg_len,
             entries: BTreeMap::new(),
             names: String::new(),
+            procs: Vec::new(),
         }
     }
 
@@ -152,6 +163,12 @@ impl Symbols {
 
     pub fn prg_len(&self) -> usize {
         self.prg_len
+    }
+
+    /// The `.proc` scopes of the debug files read (none from other
+    /// formats), in reading order.
+    pub fn procs(&self) -> &[ProcScope] {
+        &self.procs
     }
 
     /// Reads `path`, choosing the reader by its extension (`.dbg`, `.nl`,
@@ -197,8 +214,14 @@ impl Symbols {
         let mut add = |label: Label| {
             file.add(label);
         };
+        let mut procs = Vec::new();
         let parsed = match format {
-            Format::Dbg => dbg::read(text, self.prg_len, &mut add),
+            Format::Dbg => dbg::read_with_procs(
+                text,
+                self.prg_len,
+                &mut add,
+                Some(&mut |p: ProcScope| procs.push(p)),
+            ),
             Format::Nl => nl::read(text, nl::file_kind(path), self.prg_len, &mut add),
             Format::Mlb => mlb::read(text, self.prg_len, &mut add),
         };
@@ -207,6 +230,11 @@ impl Symbols {
             line: e.line,
             problem: e.problem,
         })?;
+        for p in procs {
+            if self.procs.iter().all(|q| q.entry != p.entry) {
+                self.procs.push(p);
+            }
+        }
         if self.entries.is_empty() {
             // The first file: the table is the file's.
             let added = file.len();
@@ -632,6 +660,27 @@ sym\tid=3,name=\"i\",addrsize=absolute,val=0x8000,seg=0,type=lab\n";
             let b: Vec<_> = one_by_one.iter().collect();
             assert_eq!(a, b, "{earlier:?}");
         }
+    }
+
+    /// `.proc` scopes come with a debug file's labels; a second file's
+    /// scope at an entry already known is left out.
+    #[test]
+    fn procs_are_kept_from_debug_files() {
+        let dbg = "version\tmajor=2,minor=0\n\
+seg\tid=0,name=\"CODE\",start=0x008000,size=0x0100,addrsize=absolute,type=ro,oname=\"p.nes\",ooffs=16\n\
+span\tid=0,seg=0,start=0,size=4\n\
+scope\tid=1,name=\"f\",type=scope,sym=0,span=0\n\
+sym\tid=0,name=\"f\",addrsize=absolute,scope=0,val=0x8000,seg=0,type=lab\n";
+        let mut s = Symbols::new(0x8000);
+        s.load_text("P:0010:from_mesen\n", Path::new("a.mlb"))
+            .unwrap();
+        assert!(s.procs().is_empty());
+        s.load_text(dbg, Path::new("p.dbg")).unwrap();
+        s.load_text(&dbg.replace("\"f\"", "\"g\""), Path::new("q.dbg"))
+            .unwrap();
+        assert_eq!(s.procs().len(), 1);
+        assert_eq!(s.procs()[0].name, "f");
+        assert_eq!(s.procs()[0].ranges, vec![(Location::prg(0), 4)]);
     }
 
     #[test]
