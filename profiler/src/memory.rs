@@ -60,8 +60,14 @@ pub struct MemoryReport {
     pub dependences: Vec<Dep>,
     /// In address order.
     pub shared: Vec<Shared>,
-    /// Ranges written and never read (inclusive), in address order.
+    /// Ranges written and never read (inclusive), in address order; a byte
+    /// that OAM DMA copied to the sprites (which the recorder does not
+    /// count as a read) is not dead: it is in `oam_dma`.
     pub dead: Vec<(u16, u16)>,
+    /// Ranges written by the program and read only by OAM DMA (the sprite
+    /// page: `STA $4014` copies it to the PPU), in address order.
+    #[serde(default)]
+    pub oam_dma: Vec<(u16, u16)>,
     /// (CPU address, reads, writes) of every byte touched.
     pub bytes: Vec<(u16, u64, u64)>,
     /// Per block, the address ranges it touched (adjacent bytes with the
@@ -169,12 +175,14 @@ pub fn analyse(profile: &MemoryProfile, truth: &gfc::Cfg, stacks: &CallStacks) -
     }
 
     let bytes: Vec<(u16, u64, u64)> = profile.byte_counts().collect();
-    let dead = ranges(
+    let unread = || {
         bytes
             .iter()
             .filter(|&&(_, r, w)| w > 0 && r == 0)
-            .map(|&(a, _, _)| a),
-    );
+            .map(|&(a, _, _)| a)
+    };
+    let dead = ranges(unread().filter(|&a| !profile.oam_dma_source(a)));
+    let oam_dma = ranges(unread().filter(|&a| profile.oam_dma_source(a)));
 
     // Per block and address, then merged into ranges of equal counts.
     let mut by_block: BTreeMap<(u32, u16), (u64, u64)> = BTreeMap::new();
@@ -206,6 +214,7 @@ pub fn analyse(profile: &MemoryProfile, truth: &gfc::Cfg, stacks: &CallStacks) -
         dependences,
         shared: shared_out,
         dead,
+        oam_dma,
         bytes,
         accesses,
     }
@@ -230,12 +239,13 @@ impl MemoryReport {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "memory     {} bytes touched, {} reads of a recorded write in {} dependences (writer block, reader block, address range), {} shared NMI/IRQ-main ranges, {} dead ranges",
+            "memory     {} bytes touched, {} reads of a recorded write in {} dependences (writer block, reader block, address range), {} shared NMI/IRQ-main ranges, {} dead ranges (written, never read){}",
             self.bytes.len(),
             self.dependences.iter().map(|d| d.count).sum::<u64>(),
             self.dependences.len(),
             self.shared.len(),
-            self.dead.len()
+            self.dead.len(),
+            self.oam_dma_note(data)
         );
         let _ = writeln!(
             out,
@@ -276,6 +286,20 @@ impl MemoryReport {
             );
         }
         out
+    }
+
+    /// `; $0200..$02FF read only by OAM DMA`, or nothing when no written
+    /// byte was.
+    fn oam_dma_note(&self, data: &dyn Fn(u16) -> String) -> String {
+        if self.oam_dma.is_empty() {
+            return String::new();
+        }
+        let ranges: Vec<String> = self
+            .oam_dma
+            .iter()
+            .map(|&(first, last)| range_text(first, last, data))
+            .collect();
+        format!("; {} read only by OAM DMA", ranges.join(", "))
     }
 
     /// The same section as an HTML fragment (tables).
