@@ -435,12 +435,18 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let summary = report.split("\nhottest ").next().unwrap_or_default();
+    // The viewer opens on the hot CFG's hottest block.
+    let cfg_focus = hot
+        .blocks()
+        .max_by_key(|b| (b.count, std::cmp::Reverse(b.entry)))
+        .map(|b| profiler::dot::node_id(b.entry));
     let page = profiler::html::render(&profiler::html::Page {
         rom: &rom_name,
         metric_line: &metric_line,
         summary,
         cfg_svg: &cfg_svg,
         cfg_layout,
+        cfg_focus: cfg_focus.as_deref(),
         flame_svg: std::str::from_utf8(&flame_svg).ok(),
         blocks: &blocks,
         functions: functions.as_deref(),
