@@ -26,6 +26,13 @@
 #   first access that logged the byte; nesprof on any access.
 # - 0E/00 at the reset vector: FCEUX logs from power-on, nesprof from after
 #   the reset.
+# - CHR drawn bits, both mark what the PPU fetches for a shown line (0-239)
+#   with that layer on (emu/src/access_log.rs); two rows differ because
+#   FCEUX's PPU (src/ppu.cpp FetchSpriteData, called in DoLine) differs from
+#   the 2C02: nesprof-only rows of the sprites the pre-render line fetches
+#   for line 0 (a stale secondary-OAM slot gives one row of tile $FF:
+#   lunarlimit's $1FF2/$1FFA), and FCEUX-only rows of the sprites line 239
+#   fetches for line 240, which is not shown.
 # - Not explained yet: fff.nes, 3000 frames of its movie, has about ten
 #   indirect-data bytes each way (2E/00, 00/2E) that no rule above covers. Not
 #   a desync (RAM equal at the end), but the set changes with FCEUX's

@@ -207,6 +207,33 @@ fn every_subcommand_has_help() {
     }
 }
 
+/// Issue 43: the help names the default builder (the trace builder), not
+/// GFCGaussiano alone, and points only at documents the repository has.
+#[test]
+fn help_names_the_default_builder_and_documents_in_the_repository() {
+    let top = stdout(&nesprof(&["--help"]));
+    assert!(top.contains("trace builder"), "{top}");
+    assert!(!top.contains("feeds the GFCGaussiano"), "{top}");
+    let profile = stdout(&nesprof(&["profile", "--help"]));
+    assert!(profile.contains("trace builder"), "{profile}");
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for cmd in [
+        &["--help"][..],
+        &["profile", "--help"],
+        &["sweep", "--help"],
+    ] {
+        let text = stdout(&nesprof(cmd));
+        assert!(!text.contains("DESIGN.md"), "{cmd:?} names DESIGN.md");
+        for word in text.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            if let Some(doc) = word.strip_prefix("docs/") {
+                let doc = doc.trim_end_matches([',', '.', ';', ':']);
+                assert!(repo.join("docs").join(doc).is_file(), "{cmd:?}: docs/{doc}");
+            }
+        }
+    }
+    assert!(stdout(&nesprof(&["sweep", "--help"])).contains("docs/metrics.md"));
+}
+
 #[test]
 fn test_reports_pass_fail_and_totals() {
     let root = common::roms_root();

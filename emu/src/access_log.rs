@@ -27,11 +27,21 @@
 //!   ("when last accessed", FCEUX's help; FCEUX itself keeps the first), and
 //!   "last" would depend on the order of events, which the code side (from
 //!   counts) cannot know. The writer picks one deterministically.
-//! - CHR [`CHR_DRAWN`]: pattern bytes the PPU fetched to draw — both planes
-//!   of every background tile row fetched and of every sprite row in use.
-//!   The fetches of empty sprite slots (tile $FF, made only for a mapper
-//!   that watches the PPU bus) draw nothing and are not marked, so the log
-//!   is the same whichever of the PPU's exact paths ran a line.
+//! - CHR [`CHR_DRAWN`]: pattern bytes the PPU fetched for a line it shows
+//!   (0-239) with that layer on — both planes of every background tile row
+//!   fetched while the background is on, and of every sprite row in use
+//!   while sprites are on (the pre-render line's fetches are for line 0).
+//!   The PPU fetches more than it draws, and those fetches are not marked:
+//!   both layers' rows while only the other layer is on (it fetches
+//!   whenever either is), the pre-render line's 32 background tiles (read
+//!   at whatever VRAM address the CPU left, garbage), line 239's fetches
+//!   for line 240 (two background tiles, the sprites in range), and empty
+//!   sprite slots (tile $FF, made only for a mapper that watches the PPU
+//!   bus), so the log is the same whichever of the PPU's exact paths ran a
+//!   line. FCEUX's logger (`ppu.cpp`: `RENDER_LOG` under `ScreenON` /
+//!   `SpriteON`) agrees, but for two things its PPU does not do: it draws
+//!   no sprites on line 0, and it marks the sprites line 239 fetches for
+//!   line 240 (README, "Code/data log").
 //! - CHR [`CHR_READ`]: bytes the CPU read through $2007 (the byte the read
 //!   fetches from CHR into the PPU's read buffer).
 //!

@@ -421,7 +421,12 @@ impl Bus {
     #[cold]
     fn write_io(&mut self, addr: u16, value: u8) {
         match addr {
-            0x4014 => self.dma.start_oam(value),
+            0x4014 => {
+                self.dma.start_oam(value);
+                if let Some(memory) = self.memory.as_deref_mut() {
+                    memory.oam_dma(value);
+                }
+            }
             0x4016 => self.strobe_latch = Some(value & 1 != 0),
             _ => {
                 self.apu.write_register(addr, value, self.cycles);

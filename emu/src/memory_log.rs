@@ -153,6 +153,9 @@ pub struct MemoryRecorder {
     activations_stale: bool,
     /// The recorded bytes' values when set aside ([`MemoryRecorder::park`]).
     parked_values: Vec<u8>,
+    /// CPU pages OAM DMA copied from, a bit each
+    /// ([`MemoryProfile::set_oam_dma_pages`]).
+    oam_dma_pages: [u64; 4],
 }
 
 impl MemoryRecorder {
@@ -187,6 +190,7 @@ impl MemoryRecorder {
             activations: 0,
             activations_stale: false,
             parked_values: Vec::new(),
+            oam_dma_pages: [0; 4],
         }
     }
 
@@ -267,22 +271,34 @@ impl MemoryRecorder {
         }
     }
 
+    /// An OAM DMA from CPU page `page` begins ($4014 written): its bytes
+    /// are read by the DMA, which the accesses do not count.
+    #[cold]
+    pub fn oam_dma(&mut self, page: u8) {
+        self.oam_dma_pages[page as usize / 64] |= 1 << (page % 64);
+    }
+
     /// Everything logged so far replayed, the profile recorded until now.
     pub fn profile(&mut self) -> MutexGuard<'_, MemoryProfile> {
         self.flush();
         self.worker.wait();
-        self.worker.profile.lock()
+        let mut profile = self.worker.profile.lock();
+        profile.set_oam_dma_pages(self.oam_dma_pages);
+        profile
     }
 
     /// Stops the worker and hands the profile over.
     pub fn finish(mut self) -> MemoryProfile {
         self.flush();
         self.worker.wait();
+        let pages = self.oam_dma_pages;
         let profile = Arc::clone(&self.worker.profile);
         drop(self);
-        Arc::try_unwrap(profile)
+        let mut profile = Arc::try_unwrap(profile)
             .map(Mutex::into_inner)
-            .unwrap_or_else(|shared| shared.lock().clone())
+            .unwrap_or_else(|shared| shared.lock().clone());
+        profile.set_oam_dma_pages(pages);
+        profile
     }
 
     /// Hands the worker what is logged, with the instructions begun since

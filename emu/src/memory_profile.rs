@@ -7,7 +7,9 @@
 //! for — operands of loads, ALU ops, compares and BIT; stores; the read and
 //! the final write of a read-modify-write (not its dummy write); the
 //! zero-page pointer bytes of `(zp,X)` / `(zp),Y` and the pointer of
-//! `JMP (ind)`. Not counted: dummy reads, instruction fetches, DMA reads,
+//! `JMP (ind)`. Not counted: dummy reads, instruction fetches, DMA reads
+//! (but the pages OAM DMA copied from are noted, [`MemoryProfile::oam_dma_source`]:
+//! a sprite page is written by the program and read only by the DMA),
 //! and the stack traffic of pushes and pulls (JSR/RTS/RTI/BRK/interrupts
 //! and PHA/PHP/PLA/PLP): return addresses are control flow, and a
 //! PHA/PLA pair saves a register within one routine. A push does end the
@@ -371,6 +373,9 @@ pub struct MemoryProfile {
     activations: Vec<u64>,
     /// `activations` was not kept up to date (between bursts).
     activations_stale: bool,
+    /// Bit `p` (of word `p / 64`): an OAM DMA copied CPU page `p` ($4014
+    /// written with `p`) while the recorder was attached.
+    oam_dma_pages: [u64; 4],
 }
 
 impl MemoryProfile {
@@ -397,6 +402,7 @@ impl MemoryProfile {
             pushes: 0,
             activations: Vec::new(),
             activations_stale: false,
+            oam_dma_pages: [0; 4],
         }
     }
 
@@ -422,6 +428,7 @@ impl MemoryProfile {
             pushes,
             activations,
             activations_stale,
+            oam_dma_pages,
         } = self;
         instructions.list.clone_from(&other.instructions.list);
         instructions.direct.clone_from(&other.instructions.direct);
@@ -443,6 +450,7 @@ impl MemoryProfile {
         *retired = other.retired;
         *pushes = other.pushes;
         *activations_stale = other.activations_stale;
+        *oam_dma_pages = other.oam_dma_pages;
     }
 
     /// Drops reads more than `instructions` after their write from the
@@ -706,6 +714,25 @@ impl MemoryProfile {
     /// Instructions (and interrupt entries) begun while recording.
     pub fn instructions(&self) -> u64 {
         self.retired
+    }
+
+    /// The pages OAM DMA copied from (a bitmap of CPU pages, as
+    /// `MemoryRecorder` noted them).
+    pub fn set_oam_dma_pages(&mut self, pages: [u64; 4]) {
+        self.oam_dma_pages = pages;
+    }
+
+    /// Whether OAM DMA read the recorded byte at `addr` (a CPU address as
+    /// [`MemoryProfile::byte_counts`] gives them: RAM folded into
+    /// $0000-$07FF): its page, or a mirror of it, was a DMA's source.
+    pub fn oam_dma_source(&self, addr: u16) -> bool {
+        let copied = |page: u16| self.oam_dma_pages[page as usize / 64] >> (page % 64) & 1 != 0;
+        let page = addr >> 8;
+        match addr {
+            // RAM: any of its four mirrors.
+            0x0000..=0x07FF => (0..4).any(|m| copied(page + 8 * m)),
+            _ => copied(page),
+        }
     }
 
     /// Every byte read or written: (CPU address, reads, writes), in address

@@ -1,5 +1,5 @@
 //! Comparison of a sampled hot CFG G with the ground truth H and its hot part
-//! H90 (DESIGN.md "Metrics"). Edges match as (src entry, dst entry) pairs.
+//! H90 (docs/metrics.md says the same in words). Edges match as (src entry, dst entry) pairs.
 //!
 //! Every ratio with an empty denominator is 0, never NaN: an empty sampled
 //! graph "found" nothing, and an empty truth has nothing to be found, so

@@ -97,9 +97,12 @@ pub fn render(cfg: &Cfg, name: &dyn Fn(u32) -> String, is_hot: &dyn Fn(u32) -> b
         let y = y_of(i);
         let count = cfg.block(entry).map_or(0, |b| b.count);
         let fill = if is_hot(entry) { "#ffe0b0" } else { "#f4f4f4" };
+        // A group per block with its node name as title, as Graphviz
+        // writes them: report.html's viewer finds blocks by it.
         let _ = writeln!(
             out,
-            r##"<g><rect x="{x0:.1}" y="{y:.1}" width="{BOX_W:.0}" height="{BOX_H:.0}" rx="3" fill="{fill}" stroke="#333"/><text x="{:.1}" y="{:.1}">{} ×{count}</text></g>"##,
+            r##"<g class="node"><title>{}</title><rect x="{x0:.1}" y="{y:.1}" width="{BOX_W:.0}" height="{BOX_H:.0}" rx="3" fill="{fill}" stroke="#333"/><text x="{:.1}" y="{:.1}">{} ×{count}</text></g>"##,
+            crate::dot::node_id(entry),
             x0 + 6.0,
             y + BOX_H / 2.0 + 4.0,
             escape(&name(entry))
@@ -129,6 +132,7 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), 3);
         assert_eq!(svg.matches("marker-end=").count(), 3);
         assert!(svg.contains("&lt;8010&gt; ×50"));
+        assert!(svg.contains(r#"<g class="node"><title>b8010</title>"#));
         assert_eq!(svg.matches("#ffe0b0").count(), 1);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     }

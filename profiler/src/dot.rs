@@ -17,6 +17,13 @@ use gfc::Cfg;
 
 use crate::symbols::{Symbols, MAX_LABEL_CHARS};
 
+/// The node name of the block at code address `entry` (`b8000`, `b3A1F0`
+/// in a bank): in the DOT text, hence the `<title>` of its group in
+/// Graphviz's SVG, and in the built-in layout's SVG (`cfg_svg.rs`).
+pub fn node_id(entry: u32) -> String {
+    format!("b{entry:04X}")
+}
+
 /// Longest instruction text drawn: a 6502 instruction's is at most 11
 /// characters (`LDA ($12),Y`); CFG records are checked for at most
 /// `cfg_file::MAX_DISASM_CHARS`.
@@ -100,8 +107,10 @@ pub fn render(
         };
         let _ = writeln!(
             out,
-            "  b{:04X} [label=\"{}\"{}];",
-            block.entry, label, style
+            "  {} [label=\"{}\"{}];",
+            node_id(block.entry),
+            label,
+            style
         );
     }
     for edge in cfg.edges() {
@@ -111,8 +120,12 @@ pub fn render(
         let color = if hot_edge { "#d04000" } else { "#808080" };
         let _ = writeln!(
             out,
-            "  b{:04X} -> b{:04X} [label=\"{}\", penwidth={:.2}, color=\"{}\"];",
-            edge.src, edge.dst, edge.count, width, color
+            "  {} -> {} [label=\"{}\", penwidth={:.2}, color=\"{}\"];",
+            node_id(edge.src),
+            node_id(edge.dst),
+            edge.count,
+            width,
+            color
         );
     }
     let _ = writeln!(out, "}}");

@@ -60,8 +60,14 @@ pub struct MemoryReport {
     pub dependences: Vec<Dep>,
     /// In address order.
     pub shared: Vec<Shared>,
-    /// Ranges written and never read (inclusive), in address order.
+    /// Ranges written and never read (inclusive), in address order; a byte
+    /// that OAM DMA copied to the sprites (which the recorder does not
+    /// count as a read) is not dead: it is in `oam_dma`.
     pub dead: Vec<(u16, u16)>,
+    /// Ranges written by the program and read only by OAM DMA (the sprite
+    /// page: `STA $4014` copies it to the PPU), in address order.
+    #[serde(default)]
+    pub oam_dma: Vec<(u16, u16)>,
     /// (CPU address, reads, writes) of every byte touched.
     pub bytes: Vec<(u16, u64, u64)>,
     /// Per block, the address ranges it touched (adjacent bytes with the
@@ -169,12 +175,14 @@ pub fn analyse(profile: &MemoryProfile, truth: &gfc::Cfg, stacks: &CallStacks) -
     }
 
     let bytes: Vec<(u16, u64, u64)> = profile.byte_counts().collect();
-    let dead = ranges(
+    let unread = || {
         bytes
             .iter()
             .filter(|&&(_, r, w)| w > 0 && r == 0)
-            .map(|&(a, _, _)| a),
-    );
+            .map(|&(a, _, _)| a)
+    };
+    let dead = ranges(unread().filter(|&a| !profile.oam_dma_source(a)));
+    let oam_dma = ranges(unread().filter(|&a| profile.oam_dma_source(a)));
 
     // Per block and address, then merged into ranges of equal counts.
     let mut by_block: BTreeMap<(u32, u16), (u64, u64)> = BTreeMap::new();
@@ -206,6 +214,7 @@ pub fn analyse(profile: &MemoryProfile, truth: &gfc::Cfg, stacks: &CallStacks) -
         dependences,
         shared: shared_out,
         dead,
+        oam_dma,
         bytes,
         accesses,
     }
@@ -230,12 +239,13 @@ impl MemoryReport {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "memory     {} bytes touched, {} reads of a recorded write in {} dependences (writer block, reader block, address range), {} shared NMI/IRQ-main ranges, {} dead ranges",
+            "memory     {} bytes touched, {} reads of a recorded write in {} dependences (writer block, reader block, address range), {} shared NMI/IRQ-main ranges, {} dead ranges (written, never read){}",
             self.bytes.len(),
             self.dependences.iter().map(|d| d.count).sum::<u64>(),
             self.dependences.len(),
             self.shared.len(),
-            self.dead.len()
+            self.dead.len(),
+            self.oam_dma_note(data)
         );
         let _ = writeln!(
             out,
@@ -276,6 +286,20 @@ impl MemoryReport {
             );
         }
         out
+    }
+
+    /// `; $0200..$02FF read only by OAM DMA`, or nothing when no written
+    /// byte was.
+    fn oam_dma_note(&self, data: &dyn Fn(u16) -> String) -> String {
+        if self.oam_dma.is_empty() {
+            return String::new();
+        }
+        let ranges: Vec<String> = self
+            .oam_dma
+            .iter()
+            .map(|&(first, last)| range_text(first, last, data))
+            .collect();
+        format!("; {} read only by OAM DMA", ranges.join(", "))
     }
 
     /// The same section as an HTML fragment (tables).
@@ -390,6 +414,119 @@ pub fn heat_map_rgb(
     px
 }
 
+/// An RGB picture, row-major.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: usize,
+    pub height: usize,
+    pub rgb: Vec<u8>,
+}
+
+/// Text and tick colour, and the page lines' colour, of the labelled map.
+const INK: [u8; 3] = [0x33, 0x33, 0x33];
+const PAGE_LINE: [u8; 3] = [0xA0, 0xA0, 0xA0];
+/// The font's glyph size in pixels.
+const GLYPH: usize = 8;
+
+impl Image {
+    fn new(width: usize, height: usize) -> Image {
+        Image {
+            width,
+            height,
+            rgb: vec![0xFF; width * height * 3],
+        }
+    }
+
+    fn fill(&mut self, x: usize, y: usize, w: usize, h: usize, rgb: [u8; 3]) {
+        for yy in y..(y + h).min(self.height) {
+            for xx in x..(x + w).min(self.width) {
+                let o = (yy * self.width + xx) * 3;
+                self.rgb[o..o + 3].copy_from_slice(&rgb);
+            }
+        }
+    }
+
+    /// `text` in the 8x8 font with its top-left corner at `(x, y)`.
+    fn text(&mut self, x: usize, y: usize, text: &str) {
+        for (i, c) in text.chars().enumerate() {
+            let glyph = font8x8::legacy::BASIC_LEGACY[(c as usize).min(127)];
+            for (row, bits) in glyph.iter().enumerate() {
+                for col in 0..GLYPH {
+                    if bits >> col & 1 != 0 {
+                        self.fill(x + i * GLYPH + col, y + row, 1, 1, INK);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`heat_map_rgb`]'s cells with address axes and a legend, for ram.png and
+/// wram.png: each labelled row's first address on its left (every second
+/// row, so that labels keep a row's gap between them), the offset in the
+/// row above every eighth column, a lighter line at each 256-byte page
+/// boundary (the stack page, a sprite page), and under the map which
+/// colour is which.
+pub fn heat_map_image(
+    bytes: &[(u16, u64, u64)],
+    base: u16,
+    cols: usize,
+    rows: usize,
+    scale: usize,
+) -> Image {
+    let cells = heat_map_rgb(bytes, base, cols, rows, scale);
+    let (cw, ch) = (cols * scale, rows * scale);
+    let left = 5 * GLYPH + 6;
+    let top = GLYPH + 6;
+    let legend = GLYPH + 12;
+    let right = 3 * GLYPH;
+    let mut img = Image::new(left + cw + right, top + ch + legend);
+    for y in 0..ch {
+        let from = y * cw * 3;
+        let to = ((top + y) * img.width + left) * 3;
+        img.rgb[to..to + cw * 3].copy_from_slice(&cells[from..from + cw * 3]);
+    }
+    // Rows: a label every `step` rows, at least two glyphs' height apart.
+    let step = (2 * GLYPH).div_ceil(scale.max(1)).max(1);
+    for r in (0..rows).step_by(step) {
+        let addr = base as usize + r * cols;
+        let y = top + r * scale;
+        img.text(
+            0,
+            y + scale.saturating_sub(GLYPH) / 2,
+            &format!("${addr:04X}"),
+        );
+        img.fill(left - 4, y, 3, 1, INK);
+    }
+    // Columns: the offset in the row every eighth column.
+    for c in (0..cols).step_by(8) {
+        let x = left + c * scale;
+        img.text(x, 1, &format!("+{c:02X}"));
+        img.fill(x, top - 3, 1, 2, INK);
+    }
+    // Page boundaries (not the map's top edge).
+    if cols < 256 && 256 % cols == 0 {
+        let per_page = 256 / cols;
+        for r in (per_page..rows).step_by(per_page) {
+            img.fill(left, top + r * scale - 1, cw, 1, PAGE_LINE);
+        }
+    }
+    // Legend: the three pure colours at full level.
+    let y = top + ch + 6;
+    let mut x = left;
+    for (label, rgb) in [
+        ("reads", [0, 255, 24]),
+        ("writes", [255, 0, 24]),
+        ("both", [255, 255, 24]),
+    ] {
+        img.fill(x, y, GLYPH, GLYPH, rgb);
+        img.text(x + GLYPH + 4, y, label);
+        x += GLYPH + 4 + (label.len() + 2) * GLYPH;
+    }
+    img.text(x, y, "(log scale)");
+    img
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,6 +538,31 @@ mod tests {
             vec![(1, 3), (5, 5), (0xFFFF, 0xFFFF)]
         );
         assert!(ranges([]).is_empty());
+    }
+
+    #[test]
+    fn labelled_heat_map_frames_the_cells_with_addresses() {
+        let img = heat_map_image(&[(0x0041, 3, 0)], 0, 64, 32, 8);
+        let (left, top) = (5 * GLYPH + 6, GLYPH + 6);
+        assert_eq!(img.width, left + 64 * 8 + 3 * GLYPH);
+        assert_eq!(img.rgb.len(), img.width * img.height * 3);
+        let px = |x: usize, y: usize| {
+            let o = (y * img.width + x) * 3;
+            [img.rgb[o], img.rgb[o + 1], img.rgb[o + 2]]
+        };
+        // $0041: row 1, column 1, read: green, where the cells start.
+        assert_eq!(px(left + 8 + 3, top + 8 + 3), [0, 255, 24]);
+        // Labels in ink left of the rows and above the columns: row 0
+        // ("$0000"), row 2 ("$0080"), not row 1.
+        let inked = |x0: usize, y0: usize, w: usize, h: usize| {
+            (y0..y0 + h).any(|y| (x0..x0 + w).any(|x| px(x, y) == INK))
+        };
+        assert!(inked(0, top, 5 * GLYPH, 8));
+        assert!(!inked(0, top + 8, 5 * GLYPH, 8));
+        assert!(inked(0, top + 16, 5 * GLYPH, 8));
+        assert!(inked(left + 8 * 8, 0, 3 * GLYPH, GLYPH));
+        // The page line between rows 3 and 4 ($00C0 | $0100).
+        assert_eq!(px(left + 20, top + 4 * 8 - 1), PAGE_LINE);
     }
 
     #[test]

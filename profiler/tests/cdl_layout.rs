@@ -19,8 +19,10 @@ impl Prg {
     }
 }
 
-/// End of the reset code (exclusive), and the NROM-256 image.
-fn program() -> (u16, Vec<u8>) {
+/// End of the reset code (exclusive), and the NROM-256 image; the program
+/// turns rendering on with PPUMASK = `mask` ($08: background only; $18:
+/// background and sprites).
+fn program(mask: u8) -> (u16, Vec<u8>) {
     let mut prg = Prg {
         bytes: vec![0; 0x8000],
     };
@@ -49,9 +51,26 @@ fn program() -> (u16, Vec<u8>) {
         0xA9, 0x10,       // 802E LDA #$10
         0x8D, 0x06, 0x20, // 8030 STA $2006
         0xAD, 0x07, 0x20, // 8033 LDA $2007      CHR $0010 read
-        0xA9, 0x08,       // 8036 LDA #$08
-        0x8D, 0x01, 0x20, // 8038 STA $2001      background on
-        0x6C, 0x00, 0x92, // 803B JMP ($9200)    pointer is data
+        // Row 0 of the second nametable ($2800: what line 239's
+        // prefetch and the pre-render line's garbage fetches read) gets
+        // tile 5, which no shown line has.
+        0xA9, 0x28,       // 8036 LDA #$28
+        0x8D, 0x06, 0x20, // 8038 STA $2006
+        0xA9, 0x00,       // 803B LDA #$00
+        0x8D, 0x06, 0x20, // 803D STA $2006
+        0xA9, 0x05,       // 8040 LDA #$05
+        0xA2, 0x20,       // 8042 LDX #$20
+        0x8D, 0x07, 0x20, // 8044 STA $2007
+        0xCA,             // 8047 DEX
+        0xD0, 0xFA,       // 8048 BNE $8044
+        0xA9, 0x00,       // 804A LDA #$00       scroll 0: t = v = $2000
+        0x8D, 0x06, 0x20, // 804C STA $2006
+        0x8D, 0x06, 0x20, // 804F STA $2006
+        0xA9, 0x08,       // 8052 LDA #$08
+        0x8D, 0x00, 0x20, // 8054 STA $2000      sprites from $1000
+        0xA9, mask,       // 8057 LDA #mask
+        0x8D, 0x01, 0x20, // 8059 STA $2001      rendering on
+        0x6C, 0x00, 0x92, // 805C JMP ($9200)    pointer is data
     ];
     let end = prg.put(0x8000, reset);
     prg.put(0x9200, &[0x00, 0xA0]);
@@ -65,7 +84,7 @@ fn program() -> (u16, Vec<u8>) {
     let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
     image.resize(16, 0);
     image.extend_from_slice(&prg.bytes);
-    image.extend(std::iter::repeat_n(0u8, 0x2000)); // CHR ROM: all tile 0
+    image.extend(std::iter::repeat_n(0u8, 0x2000)); // CHR ROM: all zero
     (end, image)
 }
 
@@ -86,8 +105,8 @@ fn cdl_of(engine: Engine, image: &[u8]) -> Vec<u8> {
     cdl::build(&counts, &log, sizes)
 }
 
-/// The file FCEUX's documented bits describe for [`program`].
-fn expected(end: u16) -> Vec<u8> {
+/// The file FCEUX's documented bits describe for [`program`] with `mask`.
+fn expected(end: u16, mask: u8) -> Vec<u8> {
     const CODE: u8 = 0x01;
     const DATA: u8 = 0x02;
     const INDIRECT_CODE: u8 = 0x10;
@@ -113,16 +132,29 @@ fn expected(end: u16) -> Vec<u8> {
     prg[0x7FFC] = DATA | window(3);
     prg[0x7FFD] = DATA | window(3);
     let mut chr = vec![0u8; 0x2000];
-    // Tile 0, both planes of all 8 rows: every nametable byte is 0, and
-    // OAM's zeros put tile-0 sprites on the lines below Y = 0.
+    // Background: tile 0, both planes of all 8 rows (every shown line's
+    // nametable bytes are 0). Not tile 5's row 0 ($0050, $0058), which
+    // only line 239's two tiles for line 240 and the pre-render line's
+    // garbage fetches read.
     for b in &mut chr[..16] {
         *b |= 0x01;
     }
-    // The pre-render line's sprite fetches use what secondary OAM still
-    // holds from its clear ($FF: tile $FF, Y = $FF), as the 2C02 does
-    // (`ppu/sprites.rs`, `pre_render_slot_in_range`): one row of tile $FF.
-    chr[0xFF2] |= 0x01;
-    chr[0xFFA] |= 0x01;
+    if mask & 0x10 != 0 {
+        // Sprites on: OAM's zeros put tile-0 sprites (from $1000) on the
+        // lines below Y = 0, all 8 rows. And the pre-render line's fetch
+        // for line 0 uses what secondary OAM still holds: tile $FF and
+        // attributes $FF from its clear, Y from the last sprite line 239
+        // examined (0, in range of the pre-render line's 261 & $FF = 5, as
+        // the 2C02 compares): row 7 - 5 = 2 of tile $FF, flipped
+        // (`ppu/sprites.rs`, `pre_render_slot_in_range`).
+        for b in &mut chr[0x1000..0x1010] {
+            *b |= 0x01;
+        }
+        chr[0x1FF2] |= 0x01;
+        chr[0x1FFA] |= 0x01;
+    }
+    // With sprites off the PPU fetches the same sprite rows (it does while
+    // either layer is on), but draws none: not marked.
     chr[0x10] |= 0x02;
     prg.extend(chr);
     prg
@@ -130,26 +162,28 @@ fn expected(end: u16) -> Vec<u8> {
 
 #[test]
 fn every_documented_bit_lands_where_fceux_puts_it() {
-    let (end, image) = program();
-    let want = expected(end);
-    for engine in Engine::ALL {
-        let got = cdl_of(engine, &image);
-        assert_eq!(got.len(), 0x8000 + 0x2000, "{engine}: PRG + CHR bytes");
-        let diffs: Vec<String> = got
-            .iter()
-            .zip(&want)
-            .enumerate()
-            .filter(|(_, (g, w))| g != w)
-            .take(12)
-            .map(|(i, (g, w))| format!("{i:#06x}: got {g:#04x}, want {w:#04x}"))
-            .collect();
-        assert!(diffs.is_empty(), "{engine}: {diffs:#?}");
+    for mask in [0x08, 0x18] {
+        let (end, image) = program(mask);
+        let want = expected(end, mask);
+        for engine in Engine::ALL {
+            let got = cdl_of(engine, &image);
+            assert_eq!(got.len(), 0x8000 + 0x2000, "{engine}: PRG + CHR bytes");
+            let diffs: Vec<String> = got
+                .iter()
+                .zip(&want)
+                .enumerate()
+                .filter(|(_, (g, w))| g != w)
+                .take(12)
+                .map(|(i, (g, w))| format!("{i:#06x}: got {g:#04x}, want {w:#04x}"))
+                .collect();
+            assert!(diffs.is_empty(), "mask {mask:#04x}, {engine}: {diffs:#?}");
+        }
     }
 }
 
 #[test]
 fn chr_ram_boards_have_no_chr_part() {
-    let (_, mut image) = program();
+    let (_, mut image) = program(0x18);
     image[5] = 0; // no CHR ROM: 8 KiB of CHR RAM
     image.truncate(16 + 0x8000);
     let got = cdl_of(Engine::Interpreter, &image);

@@ -24,9 +24,10 @@ use clap::{Parser, Subcommand};
     version,
     about = "Cycle-accurate NES emulator with a built-in sampling profiler",
     long_about = "nesprof runs NES games and test ROMs on a cycle-accurate emulator. \
-A count-and-time sampler feeds the GFCGaussiano algorithm, which builds the hot \
-control-flow graph of the running game; an instrumented engine records the exact \
-CFG for comparison."
+A count-and-time sampler feeds a hot-CFG builder, which builds the control-flow \
+graph of the running game's hot code: the trace builder by default (it reads each \
+batch as an exact trace), or GFCGaussiano, the thesis' algorithm (--builder gfc); an \
+instrumented engine records the exact CFG for comparison."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -49,7 +50,7 @@ pub enum Command {
     Test(test::TestArgs),
     /// Print an execution trace in nestest.log format.
     Trace(trace::TraceArgs),
-    /// Profile a run: sampled hot CFG (GFCGaussiano) vs the exact CFG.
+    /// Profile a run: sampled hot CFG (trace builder, or GFCGaussiano) vs the exact CFG.
     ///
     /// Writes into --out: truth.ron, hot_cfg.ron, edge_profile.ron (CFG
     /// records), hot_cfg.dot (Graphviz), samples.bin (the sample stream, for
@@ -62,7 +63,7 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Play a ROM in a window with keyboard input.
     Play(play::PlayArgs),
-    /// The thesis' experiment: all 144 GFCGaussiano configurations over workloads.
+    /// The thesis' experiment: all 144 GFCGaussiano configurations and the trace builder over workloads.
     // (The variant's doc comment would replace the args' long_about.)
     #[command(long_about = sweep::LONG_ABOUT)]
     Sweep(sweep::SweepArgs),

@@ -435,12 +435,18 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let summary = report.split("\nhottest ").next().unwrap_or_default();
+    // The viewer opens on the hot CFG's hottest block.
+    let cfg_focus = hot
+        .blocks()
+        .max_by_key(|b| (b.count, std::cmp::Reverse(b.entry)))
+        .map(|b| profiler::dot::node_id(b.entry));
     let page = profiler::html::render(&profiler::html::Page {
         rom: &rom_name,
         metric_line: &metric_line,
         summary,
         cfg_svg: &cfg_svg,
         cfg_layout,
+        cfg_focus: cfg_focus.as_deref(),
         flame_svg: std::str::from_utf8(&flame_svg).ok(),
         blocks: &blocks,
         functions: functions.as_deref(),
@@ -528,24 +534,21 @@ fn memory_outputs(
 /// Pixels per byte in the heat maps.
 const HEAT_SCALE: usize = 8;
 
-/// A heat map of `cols` × `rows` bytes from `base` as a PNG file's bytes.
+/// A heat map of `cols` × `rows` bytes from `base`, with its address axes
+/// and legend, as a PNG file's bytes.
 fn heat_map_png(
     bytes: &[(u16, u64, u64)],
     base: u16,
     cols: usize,
     rows: usize,
 ) -> anyhow::Result<Vec<u8>> {
-    let rgb = profiler::memory::heat_map_rgb(bytes, base, cols, rows, HEAT_SCALE);
+    let image = profiler::memory::heat_map_image(bytes, base, cols, rows, HEAT_SCALE);
     let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(
-        &mut out,
-        (cols * HEAT_SCALE) as u32,
-        (rows * HEAT_SCALE) as u32,
-    );
+    let mut encoder = png::Encoder::new(&mut out, image.width as u32, image.height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header()?;
-    writer.write_image_data(&rgb)?;
+    writer.write_image_data(&image.rgb)?;
     writer.finish()?;
     Ok(out)
 }

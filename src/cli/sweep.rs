@@ -57,7 +57,7 @@ breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5
                      ROM's file name without extension, made into such a name.
   --minutes M        overrides every workload's length.
 
-METRICS (DESIGN.md \"Metrics\")
+METRICS (definitions: docs/metrics.md in the repository)
   similarity  |E(G) n E(H90)| / |E(H90)|, the thesis' metric (H90: the heaviest truth \
 edges covering 90% of transitions)
   precision   |E(G) n E(H)| / |E(G)|;  weighted: H90's transitions on edges G found;

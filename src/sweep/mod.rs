@@ -2,7 +2,7 @@
 //! with the ground-truth recorder and the emulated-time sampler; the recorded
 //! sample stream is then replayed through all 144 GFCGaussiano configurations
 //! of DESIGN.md's "Parameter grid", and each hot CFG is scored against the
-//! truth with every metric of DESIGN.md's "Metrics".
+//! truth with every metric of docs/metrics.md.
 //!
 //! One concept per file: `workloads` (the RON workload list), `run` (emulation
 //! and the parallel replay), `tables` (the thesis' tables 3/4 and our

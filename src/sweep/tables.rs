@@ -572,7 +572,7 @@ pub fn report(results: &[WorkloadResult], interrupted: &[&str]) -> String {
     let _ = writeln!(
         out,
         "similarity = |E(G) ∩ E(H90)| / |E(H90)| (the thesis' metric); precision, weighted, \
-         overlap as in DESIGN.md \"Metrics\"; sim. H99 (ours, not the thesis') = the same \
+         overlap as defined in docs/metrics.md; sim. H99 (ours, not the thesis') = the same \
          similarity against H99, the edges covering 99% of transitions, because H90 is often \
          only the idle loop. Ranking: similarity, then sim. H99, overlap, precision, lower id.\n"
     );

@@ -10,7 +10,7 @@
 //! intervals aligned to the fetches. The pixel output itself is batched (see
 //! `render.rs`).
 
-use super::{Ppu, CTRL_BG_TABLE};
+use super::{Ppu, CTRL_BG_TABLE, MASK_BG, PRE_RENDER_LINE};
 use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
 
@@ -144,11 +144,28 @@ impl Ppu {
         // $2000 write between the two is seen as the PPU saw it). The low
         // address never has bit 3 set and the high one always does, so the
         // difference is never 0.
-        if LOG {
+        if LOG && cart.access_log.is_some() && self.bg_fetch_drawn() {
             let lo = self.pattern_lo_addr;
             cart.log_chr(lo, addr.wrapping_sub(lo), CHR_DRAWN);
         }
         self.store_tile(tile, self.pattern_lo_latch, hi);
+    }
+
+    /// Whether the tile row being fetched now can reach the screen (the
+    /// code/data log's "drawn", `access_log.rs`): the background is on, and
+    /// the row is for a line 0-239 — not the pre-render line's dots 1-256,
+    /// which fetch from wherever the CPU left the VRAM address, nor line
+    /// 239's two tiles for line 240. (The PPU fetches all of them while
+    /// either layer is on.) `dot` is the tile's first dot or one of its
+    /// fetch dots: 320 and above is the next line's first two tiles.
+    fn bg_fetch_drawn(&self) -> bool {
+        let next_line = self.dot >= 320;
+        self.mask & MASK_BG != 0
+            && match self.scanline {
+                PRE_RENDER_LINE => next_line,
+                239 => !next_line,
+                _ => true,
+            }
     }
 
     /// Dots 337 and 339: two unused nametable fetches.

@@ -11,7 +11,7 @@
 //! flag's timing, $2000/$2001 changes mid-evaluation) is exact.
 
 use super::sprite_eval::{Phase, SpriteEval, FIRST_EVAL_DOT, LAST_EVAL_DOT};
-use super::{Ppu, CTRL_SPRITE_16, CTRL_SPRITE_TABLE, PRE_RENDER_LINE};
+use super::{Ppu, CTRL_SPRITE_16, CTRL_SPRITE_TABLE, MASK_SPRITES, PRE_RENDER_LINE};
 use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
 
@@ -251,7 +251,14 @@ impl Ppu {
                 }
                 let addr = self.sprite_pattern_address(slot) | if step == 6 { 8 } else { 0 };
                 let data = self.fetch(addr, cart);
-                if used {
+                // Drawn: with sprites on, for lines 0-239 (line 239's
+                // fetches are for line 240, never shown; the pre-render
+                // line's are for line 0).
+                if used
+                    && cart.access_log.is_some()
+                    && self.mask & MASK_SPRITES != 0
+                    && self.scanline != 239
+                {
                     cart.log_chr(addr, 0, CHR_DRAWN);
                 }
                 if step == 4 {

@@ -531,6 +531,7 @@ mod tests {
                 count: 12_345,
             }],
             dead: vec![],
+            oam_dma: vec![],
             bytes: vec![(0x0010, 5, 0), (0x0011, 0, 9), (0x6000, 1, 1)],
             accesses: vec![],
         };

@@ -1,5 +1,5 @@
 //! Live metrics against the ground truth recorded in the same run
-//! (`--truth`): similarity, precision and weighted (DESIGN.md "Metrics").
+//! (`--truth`): similarity, precision and weighted (docs/metrics.md).
 //!
 //! Building the exact CFG scans all 64K addresses and takes milliseconds, too
 //! much for a 16.7 ms frame, so it runs on its own thread (`background.rs`):
