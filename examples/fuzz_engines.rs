@@ -4,6 +4,9 @@
 //!
 //! Usage: fuzz_engines COUNT [FIRST_SEED] [FRAMES] [THREADS]
 //! (defaults: seed 0, 20 frames, all cores). Exit status 1 if any diverged.
+//! `FUZZ_WAIT_LOOPS=1` in the environment plants wait loops in every
+//! program (`Program::generate_with_wait_loops`), for the frame-event logs'
+//! idle cycles.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -31,6 +34,7 @@ fn main() {
     let frames = arg(3, "FRAMES", 20, 1, 100_000);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let threads = arg(4, "THREADS", cores, 1, 256);
+    let wait_loops = std::env::var("FUZZ_WAIT_LOOPS").is_ok_and(|v| v == "1");
     let next = AtomicU64::new(first);
     let done = AtomicU64::new(0);
     let failed = AtomicU64::new(0);
@@ -42,7 +46,11 @@ fn main() {
                 if seed >= first + count {
                     break;
                 }
-                let program = Program::generate(seed);
+                let program = if wait_loops {
+                    Program::generate_with_wait_loops(seed)
+                } else {
+                    Program::generate(seed)
+                };
                 if let Err(e) = fuzz::check(&program, frames, seed) {
                     failed.fetch_add(1, Ordering::Relaxed);
                     let small = fuzz::shrink(&program, frames, seed, 3000);

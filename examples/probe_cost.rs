@@ -12,6 +12,8 @@
 //! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
 //! see which part of the sampler's cost grows with it (under `perf record`).
+//! `PROBE_COST_EVENTS=1` attaches the frame-event log too (issue 43),
+//! drained after every frame as the profiler does.
 
 use emu::nes::Engine;
 use nesprof::open::load_replay;
@@ -57,6 +59,11 @@ fn main() {
             builder = Some(Feeder::spawn(gfc, 4096, 64, false));
         }
     }
+    let events = std::env::var("PROBE_COST_EVENTS").is_ok_and(|v| v == "1");
+    if events {
+        nes.record_events();
+    }
+    let mut drained = Vec::new();
     // `capture` drops its batches into one buffer kept here, as the builder
     // hands its buffers back: no allocation per frame.
     let mut dropped = emu::sampling::Batches::default();
@@ -64,6 +71,9 @@ fn main() {
     while nes.frame_count() < frames {
         replay.apply(&mut nes, u64::MAX).expect("movie input");
         nes.run_frame();
+        if events {
+            nes.drain_events(&mut drained);
+        }
         if let Some(sampler) = nes.sampler_mut() {
             match builder.as_mut() {
                 Some(b) => {
@@ -76,7 +86,8 @@ fn main() {
     let seconds = start.elapsed().as_secs_f64();
     let batches = nes.sampler().map_or(0, |s| s.batches);
     println!(
-        "frame_hash={:016x} emulation_s={seconds:.4} batches={batches}",
-        nes.frame_hash()
+        "frame_hash={:016x} emulation_s={seconds:.4} batches={batches} idle={}",
+        nes.frame_hash(),
+        nes.stamp().idle
     );
 }

@@ -16,7 +16,7 @@
 //! translator running whole blocks, compared at block boundaries, and with
 //! one instruction per block, compared after every instruction; both compare
 //! registers, cycles, bus accesses and instructions retired, and every frame
-//! the frame hash and RAM.
+//! the frame hash, RAM and the frame-event logs (`emu::frame_events`).
 
 use emu::cpu::opcodes::{Mode, OPCODES};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -31,6 +31,8 @@ const BLOBS: usize = 0x1000;
 /// Random code in ROM: CPU $A000 up to the vectors.
 const CODE: usize = 0x2000;
 const VECTORS: usize = PRG_LEN - 6;
+/// Offset of the start-up stub's closing `JMP entry`.
+const STUB_JMP: usize = 43;
 
 /// The opcodes that stop the CPU; a jammed program tests nothing more.
 const JAMS: [u8; 12] = [
@@ -92,6 +94,47 @@ fn random_code(rng: &mut Xoshiro256PlusPlus, len: usize) -> Vec<u8> {
     out
 }
 
+/// A wait loop whose head is at CPU address `head` (or, for a few, code
+/// that looks like one but is not: a read of a controller port, a branch
+/// that misses the head).
+fn wait_loop_code(rng: &mut Xoshiro256PlusPlus, head: u16) -> Vec<u8> {
+    const BRANCHES: [u8; 8] = [0x10, 0x30, 0x50, 0x70, 0x90, 0xB0, 0xD0, 0xF0];
+    let branch = BRANCHES[rng.random_range(0..8)];
+    let zero_page: u8 = rng.random_range(0..0x20);
+    let [lo, hi] = head.to_le_bytes();
+    let mut code = match rng.random_range(0..7u8) {
+        // LDA zp ; Bxx head
+        0 => vec![0xA5, zero_page, branch],
+        // LDA zp ; CMP zp ; Bxx head
+        1 => vec![0xA5, zero_page, 0xC5, rng.random_range(0..0x20), branch],
+        // BIT $2002 ; Bxx head
+        2 => vec![0x2C, 0x02, 0x20, branch],
+        // LDA abs ; AND #imm ; Bxx head (abs may be a controller port)
+        3 => {
+            let [a, b] = interesting_address(rng).to_le_bytes();
+            vec![0xAD, a, b, 0x29, rng.random(), branch]
+        }
+        // LDX abs ; CPX #imm ; NOP ; Bxx head
+        4 => {
+            let [a, b] = interesting_address(rng).to_le_bytes();
+            vec![0xAE, a, b, 0xE0, rng.random(), 0xEA, branch]
+        }
+        // NOP ; JMP head
+        5 => return vec![0xEA, 0x4C, lo, hi],
+        // JMP head
+        _ => return vec![0x4C, lo, hi],
+    };
+    // The branch back to the head (one in eight somewhere near instead).
+    let back = -(code.len() as i16 + 1);
+    let offset = if rng.random_bool(0.875) {
+        back
+    } else {
+        back + rng.random_range(-3..4)
+    };
+    code.push(offset as u8);
+    code
+}
+
 /// Random code entry points: somewhere in ROM code or in a copied blob.
 fn random_entry(rng: &mut Xoshiro256PlusPlus) -> u16 {
     match rng.random_range(0..4u8) {
@@ -137,6 +180,7 @@ impl Program {
             interrupts,                            // CLI or SEI
             0x4C, entry as u8, (entry >> 8) as u8, // JMP entry
         ];
+        debug_assert_eq!(stub[STUB_JMP], 0x4C);
         prg[..stub.len()].copy_from_slice(&stub);
         let nmi = random_entry(&mut rng);
         let irq = random_entry(&mut rng);
@@ -144,6 +188,66 @@ impl Program {
         prg[VECTORS + 2..VECTORS + 4].copy_from_slice(&0x8000u16.to_le_bytes());
         prg[VECTORS + 4..VECTORS + 6].copy_from_slice(&irq.to_le_bytes());
         Program { prg }
+    }
+
+    /// The program drawn from `seed` by [`Program::generate`], with wait
+    /// loops (`emu::wait_loop`) planted in its code, so that the frame-event
+    /// logs' idle cycles are compared too (random code rarely makes one):
+    /// a few dozen loops of the shapes games use (a zero-page or RAM
+    /// counter, a `$2002` poll, a masked read of a register, `NOP ; JMP`
+    /// back, `JMP *`), closed by a random branch, at random places in ROM
+    /// and in the blobs copied to RAM, the stack page and PRG RAM (where the
+    /// random code rewrites them), a few across an 8 KiB window's edge
+    /// (not a wait loop there), and often one at the entry or the NMI
+    /// handler. The planting has its own generator: [`Program::generate`]'s
+    /// programs, and the seeds that once diverged, stay as they were.
+    pub fn generate_with_wait_loops(seed: u64) -> Program {
+        let mut program = Program::generate(seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x3A17_100B);
+        let prg = &mut program.prg;
+        // The CPU address of PRG offset `o` once running (the blobs are
+        // copied to $0300, $0100 and $6000).
+        let cpu_address = |o: usize| -> u16 {
+            match o {
+                _ if o >= CODE => 0x8000 + o as u16,
+                _ => [0x0300, 0x0100, 0x6000][(o - BLOBS) / 0x100] + (o % 0x100) as u16,
+            }
+        };
+        let plant = |prg: &mut Vec<u8>, rng: &mut Xoshiro256PlusPlus, o: usize| {
+            let head = cpu_address(o);
+            let code = wait_loop_code(rng, head);
+            let room = if o >= CODE {
+                VECTORS
+            } else {
+                BLOBS + ((o - BLOBS) / 0x100 + 1) * 0x100
+            };
+            let n = code.len().min(room - o);
+            prg[o..o + n].copy_from_slice(&code[..n]);
+        };
+        for _ in 0..rng.random_range(8..32) {
+            let o = if rng.random_bool(0.3) {
+                BLOBS + rng.random_range(0..0x300)
+            } else {
+                rng.random_range(CODE..VECTORS)
+            };
+            plant(prg, &mut rng, o);
+        }
+        // Across the edges of the windows at $C000 and $E000.
+        for edge in [0xC000usize, 0xE000] {
+            if rng.random_bool(0.3) {
+                let o = edge - 0x8000 - rng.random_range(1..6);
+                plant(prg, &mut rng, o);
+            }
+        }
+        // The stub's `JMP entry` and the NMI vector, when in ROM code.
+        let entry = u16::from_le_bytes([prg[STUB_JMP + 1], prg[STUB_JMP + 2]]);
+        let nmi = u16::from_le_bytes([prg[VECTORS], prg[VECTORS + 1]]);
+        for (target, p) in [(entry, 0.5), (nmi, 0.3)] {
+            if target >= 0xA000 && rng.random_bool(p) {
+                plant(prg, &mut rng, (target - 0x8000) as usize);
+            }
+        }
+        program
     }
 
     /// The iNES file: mapper 0, 32 KiB PRG ROM, 8 KiB CHR RAM, PRG RAM.
@@ -162,21 +266,42 @@ impl Program {
 }
 
 /// Runs `program` for `frames` frames in both lockstep modes; the first
-/// divergence, if any.
+/// divergence, if any. Both machines keep a frame-event log
+/// (`emu::frame_events`), compared after every frame: events, wait-loop
+/// cycles and the other counters.
 pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
     let rom = program.rom();
     for single_step in [false, true] {
+        let mode = if single_step {
+            "one instruction per block"
+        } else {
+            "whole blocks"
+        };
         let mut pair = Lockstep::new(&rom, single_step)?;
+        pair.interp.record_events();
+        pair.translated.record_events();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
         let pads: Vec<u8> = (0..frames).map(|_| rng.random()).collect();
-        pair.run(frames, |f| pads[f as usize]).map_err(|e| {
-            let mode = if single_step {
-                "one instruction per block"
-            } else {
-                "whole blocks"
-            };
-            format!("{mode}: {e}")
-        })?;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (frame, &pad) in pads.iter().enumerate() {
+            pair.run(1, |_| pad)
+                .map_err(|e| format!("{mode}, frame {frame}: {e}"))?;
+            pair.interp.drain_events(&mut a);
+            pair.translated.drain_events(&mut b);
+            let (sa, sb) = (pair.interp.stamp(), pair.translated.stamp());
+            if a != b || sa != sb {
+                let i = a.iter().zip(&b).position(|(x, y)| x != y);
+                return Err(format!(
+                    "{mode}, frame {frame}: the event logs differ{}\n  interpreter {} events, {sa:?}\n  translator  {} events, {sb:?}",
+                    i.map_or(String::new(), |i| format!(
+                        " at event {i}: {:?} / {:?}",
+                        a[i], b[i]
+                    )),
+                    a.len(),
+                    b.len()
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -242,5 +367,25 @@ mod tests {
         assert_ne!(a, Program::generate(8));
         assert_eq!(a.rom().len(), 16 + PRG_LEN);
         assert_eq!(&a.prg[VECTORS + 2..VECTORS + 4], &[0x00, 0x80]);
+        assert_eq!(a.prg[STUB_JMP], 0x4C);
+    }
+
+    /// Planting keeps the program reproducible and its stub and vectors,
+    /// and plants loops the wait-loop rule finds, in ROM and in the blobs.
+    #[test]
+    fn planted_wait_loops_are_wait_loops() {
+        for seed in 0..20 {
+            let plain = Program::generate(seed);
+            let a = Program::generate_with_wait_loops(seed);
+            assert_eq!(a, Program::generate_with_wait_loops(seed));
+            assert_eq!(a.prg[..STUB_JMP + 3], plain.prg[..STUB_JMP + 3]);
+            assert_eq!(a.prg[VECTORS..], plain.prg[VECTORS..]);
+            // Loops found in ROM code, read as the CPU sees it.
+            let byte = |addr: u16| a.prg[(addr as usize).wrapping_sub(0x8000) % PRG_LEN];
+            let in_rom = (0xA000..0xFFFAu16)
+                .filter(|&h| emu::wait_loop::at(h, byte).is_some())
+                .count();
+            assert!(in_rom >= 4, "seed {seed}: {in_rom} loops in ROM");
+        }
     }
 }

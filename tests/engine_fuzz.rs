@@ -11,6 +11,8 @@ use nesprof::lockstep::Lockstep;
 /// The CI budget: programs and frames per program.
 const PROGRAMS: u64 = 300;
 const FRAMES: u64 = 20;
+/// Programs with planted wait loops.
+const WAITING_PROGRAMS: u64 = 150;
 
 #[test]
 fn random_programs_run_identically_on_both_engines() {
@@ -40,6 +42,43 @@ fn random_programs_run_identically_on_both_engines() {
     assert!(
         failures.is_empty(),
         "{} of {PROGRAMS} programs diverged:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The same with wait loops planted in the programs
+/// ([`Program::generate_with_wait_loops`]), so that the frame-event logs'
+/// idle cycles are compared on many loops, in ROM and in rewritten RAM,
+/// entered, cut by interrupts and left at random.
+#[test]
+fn random_programs_with_wait_loops_run_identically_on_both_engines() {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (0..WAITING_PROGRAMS)
+                        .filter(|seed| seed % threads == t)
+                        .filter_map(|seed| {
+                            let program = Program::generate_with_wait_loops(seed);
+                            fuzz::check(&program, FRAMES, seed).err().map(|e| {
+                                let small = fuzz::shrink(&program, FRAMES, seed, 500);
+                                format!("seed {seed}: {e}\nshrunk:\n{}", fuzz::describe(&small))
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {WAITING_PROGRAMS} programs with wait loops diverged:\n{}",
         failures.len(),
         failures.join("\n")
     );

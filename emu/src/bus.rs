@@ -58,6 +58,20 @@ pub struct Bus {
     /// may have decoded was written, the PRG mapping changed, or a frame
     /// ended. Cleared by the translator.
     pub attention: bool,
+    /// Cycles the CPU was halted for OAM DMA since power-on (the halt,
+    /// alignment, get and put cycles of every $4014 copy; see
+    /// `dma::cycles`). Counted on DMA's cold path, always.
+    pub oam_dma_cycles: u64,
+    /// Cycles the CPU was halted for DMC sample fetches since power-on: a
+    /// fetch's halt, dummy, alignment and get cycles, and of a fetch that
+    /// rides on an OAM DMA (whose cycles serve as its halt and dummy) its
+    /// get and the put cycle it costs the OAM DMA to realign.
+    pub dmc_dma_cycles: u64,
+    /// CPU read cycles of the controller ports $4016/$4017 since power-on
+    /// (dummy reads included, as they clock the controllers; not the
+    /// cycles a DMA holds the CPU halted on such a read, nor DMA reads).
+    /// A frame without one is a lag frame, as FCEUX counts them.
+    pub controller_reads: u64,
     /// The memory-dependence recorder (`memory_log.rs`), when attached:
     /// fed by the instruction code's `cpu::Recorded` cycles, which the
     /// engines use only while it is.
@@ -84,6 +98,9 @@ impl Bus {
             eager_ppu: false,
             code: CodeWatch::new(RAM_SIZE),
             attention: false,
+            oam_dma_cycles: 0,
+            dmc_dma_cycles: 0,
+            controller_reads: 0,
             lines: 0,
             lines_epoch: 0,
             memory: None,
@@ -348,6 +365,7 @@ impl Bus {
                 value
             }
             0x4016 | 0x4017 => {
+                self.controller_reads += 1;
                 let port = (addr - 0x4016) as usize;
                 self.controllers[port].read() | (self.open_bus & 0xE0)
             }
@@ -528,6 +546,12 @@ impl Bus {
     #[inline(always)]
     pub fn dma_pending(&self) -> bool {
         self.dma.pending()
+    }
+
+    /// Cycles the CPU was halted for DMA since power-on, OAM and DMC.
+    #[inline(always)]
+    pub fn dma_cycles(&self) -> u64 {
+        self.oam_dma_cycles + self.dmc_dma_cycles
     }
 
     /// DMA reads happen on "get" cycles, writes on "put" cycles.

@@ -24,8 +24,15 @@
 //! its idle-loop skipping counts ([`EventLog::add_idle`]). An iteration cut
 //! by an interrupt or by the frame's end is not counted by either engine
 //! (the translator's block stops early there; the interpreter forgets the
-//! iteration, [`EventLog::interrupted`]).
+//! iteration, [`EventLog::interrupted`]). A translator block stopped inside
+//! an iteration with nothing to cut it (single-stepped blocks) hands the
+//! iteration over to the interpreter ([`EventLog::iteration_begun`]), and
+//! the translator leaves the instructions to the interpreter while it
+//! follows one ([`EventLog::in_iteration`]): an iteration counts the same
+//! whichever engine ran which part of it.
 
+use crate::bus::Bus;
+use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::int_hash::IntMap;
 
 /// What a logged control transfer was.
@@ -36,7 +43,13 @@ pub enum EventKind {
     /// `RTS`: `target` is where it returned to (for the "push address − 1,
     /// `RTS`" dispatch, the routine jumped to).
     Return,
-    /// `JMP` absolute or indirect: `target` is where it went.
+    /// `JMP` absolute or indirect: `target` is where it went. Not the
+    /// `JMP` back to the head of a wait loop from inside it (the one that
+    /// closes `nop / jmp :-`, [`crate::wait_loop::jumps_back`]): that is
+    /// the loop's own back edge, like a branch, and its iterations are
+    /// idle time; a game spinning in `jmp *` would otherwise log one
+    /// event every three cycles (and the translator's idle-loop skipping
+    /// would have to make them up).
     Jump,
     /// `BRK`: `target` is the handler.
     Brk,
@@ -46,6 +59,22 @@ pub enum EventKind {
     Nmi,
     /// IRQ entry, as NMI.
     Irq,
+}
+
+impl EventKind {
+    /// The event an instruction with `opcode` logs, if any: `JSR`, `RTS`,
+    /// `JMP`, `BRK` and `RTI` (a `JMP` closing a wait loop aside, see
+    /// [`EventKind::Jump`]).
+    pub fn of_instruction(opcode: u8) -> Option<EventKind> {
+        match OPCODES[opcode as usize].flow {
+            Flow::Call => Some(EventKind::Call),
+            Flow::Return => Some(EventKind::Return),
+            Flow::Jump => Some(EventKind::Jump),
+            Flow::Break => Some(EventKind::Brk),
+            Flow::ReturnInterrupt => Some(EventKind::ReturnInterrupt),
+            Flow::None | Flow::Branch | Flow::Jam => None,
+        }
+    }
 }
 
 /// The counters an event carries: the CPU's cycle count, and how many of
@@ -66,6 +95,22 @@ pub struct Stamp {
     pub controller_reads: u64,
 }
 
+impl Stamp {
+    /// The counters of `bus` now, with `idle` wait-loop cycles (the event
+    /// log's count). (Here, not in `bus`: the machine's bus knows nothing
+    /// of the log.)
+    #[inline]
+    pub(crate) fn now(bus: &Bus, idle: u64) -> Stamp {
+        Stamp {
+            cycle: bus.cycles,
+            oam_dma: bus.oam_dma_cycles,
+            dmc_dma: bus.dmc_dma_cycles,
+            idle,
+            controller_reads: bus.controller_reads,
+        }
+    }
+}
+
 /// One logged control transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FlowEvent {
@@ -83,8 +128,8 @@ pub struct FlowEvent {
 }
 
 /// What the interpreter knows of a wait-loop head (cached per code
-/// address: ROM does not change, and code in RAM is re-examined when
-/// written; see [`EventLog::code_written`]).
+/// address for PRG ROM, whose bytes a code address names; see
+/// [`EventLog::head`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Head {
     /// Not the head of a wait loop.
@@ -99,8 +144,11 @@ pub struct EventLog {
     events: Vec<FlowEvent>,
     /// Cycles of complete wait-loop iterations so far.
     idle: u64,
-    /// The interpreter's wait-loop heads, by code address.
+    /// The interpreter's wait-loop heads in PRG ROM, by code address.
     heads: IntMap<u32, Head>,
+    /// The PRG mapping `heads` is of, where code addresses do not name
+    /// banks ([`EventLog::banks_are`]).
+    rom_generation: u32,
     /// The interpreter's iteration in progress: (head code address, loop
     /// length, cycle and DMA total when it began).
     iteration: Option<(u32, u16, u64, u64)>,
@@ -117,11 +165,17 @@ impl EventLog {
         self.events.push(event);
     }
 
-    /// Moves the events logged since the last call into `into` (cleared
-    /// first), keeping the log's buffer.
+    /// Moves the events logged since the last call into `into` (its
+    /// contents dropped), the log taking `into`'s buffer in exchange.
     pub fn drain_into(&mut self, into: &mut Vec<FlowEvent>) {
+        // The buffers trade places: nothing is copied.
         into.clear();
-        into.append(&mut self.events);
+        std::mem::swap(into, &mut self.events);
+    }
+
+    /// The events logged since the last [`EventLog::drain_into`].
+    pub fn events(&self) -> &[FlowEvent] {
+        &self.events
     }
 
     /// Cycles of complete wait-loop iterations so far.
@@ -136,10 +190,47 @@ impl EventLog {
         self.idle += cycles;
     }
 
+    /// The length of the wait loop whose head is the instruction at code
+    /// address `code` (CPU address `pc`), if it is one (`byte` reads the
+    /// code as the CPU would fetch it now). Remembered for PRG ROM, where a
+    /// code address names the bytes of its whole 8 KiB window (see
+    /// `code_addr`; on boards of at most 32 KiB, whose code addresses are
+    /// CPU addresses, as long as no bank is switched:
+    /// [`EventLog::banks_are`]); RAM and PRG RAM code is looked at
+    /// again every time, as it may have been rewritten.
+    #[inline]
+    pub fn head(&mut self, code: u32, pc: u16, byte: impl Fn(u16) -> u8) -> Option<u16> {
+        if pc < 0x8000 {
+            return crate::wait_loop::at(pc, byte);
+        }
+        let head =
+            *self
+                .heads
+                .entry(code)
+                .or_insert_with(|| match crate::wait_loop::at(pc, byte) {
+                    Some(len) => Head::Loop(len),
+                    None => Head::No,
+                });
+        match head {
+            Head::Loop(len) => Some(len),
+            Head::No => None,
+        }
+    }
+
+    /// The PRG mapping is at `generation` (`Banks::prg_generation`), on a
+    /// board whose code addresses are CPU addresses: if it changed, what
+    /// [`EventLog::head`] remembers may be of other code, and is forgotten.
+    pub fn banks_are(&mut self, generation: u32) {
+        if generation != self.rom_generation {
+            self.rom_generation = generation;
+            self.heads.clear();
+        }
+    }
+
     /// The interpreter, before an instruction at code address `code` (CPU
     /// address `pc`) that starts at `cycle` with `dma` DMA cycles so far:
     /// an iteration begins when it is a wait loop's head (`byte` reads the
-    /// code, to find out the first time).
+    /// code, to find out).
     #[inline]
     pub fn instruction_starts(
         &mut self,
@@ -149,15 +240,7 @@ impl EventLog {
         dma: u64,
         byte: impl Fn(u16) -> u8,
     ) {
-        let head =
-            *self
-                .heads
-                .entry(code)
-                .or_insert_with(|| match crate::wait_loop::at(pc, byte) {
-                    Some(len) => Head::Loop(len),
-                    None => Head::No,
-                });
-        if let Head::Loop(len) = head {
+        if let Some(len) = self.head(code, pc, byte) {
             self.iteration = Some((code, len, cycle, dma));
         }
     }
@@ -190,12 +273,21 @@ impl EventLog {
         self.iteration = None;
     }
 
-    /// Code at CPU addresses `lo..=hi` (in RAM) was written: the
-    /// interpreter forgets what it knew of heads there.
-    pub fn code_written(&mut self, lo: u32, hi: u32) {
-        // A loop whose head is a little below `lo` may reach into it.
-        let reach = 3 * crate::wait_loop::MAX_INSTRUCTIONS as u32;
-        self.heads
-            .retain(|&code, _| code > hi || code.saturating_add(reach) < lo);
+    /// Whether the interpreter is following an iteration (begun by
+    /// [`EventLog::instruction_starts`] or handed over by
+    /// [`EventLog::iteration_begun`]): the translator leaves the next
+    /// instructions to it until the iteration ends.
+    #[inline]
+    pub fn in_iteration(&self) -> bool {
+        self.iteration.is_some()
+    }
+
+    /// The translator ran the first instructions of an iteration of the
+    /// wait loop at code address `head` (`len` bytes), begun at `cycle`
+    /// with `dma` DMA cycles so far, and stopped inside it with nothing to
+    /// cut it (a cycle limit: single-stepped blocks): the interpreter
+    /// follows the rest, as if it had run the whole iteration.
+    pub fn iteration_begun(&mut self, head: u32, len: u16, cycle: u64, dma: u64) {
+        self.iteration = Some((head, len, cycle, dma));
     }
 }

@@ -13,6 +13,7 @@ use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::cpu::{Cpu, CpuState, StepKind};
 use crate::error::EmuError;
 use crate::flow_counts::FlowCounts;
+use crate::frame_events::{EventKind, EventLog, FlowEvent, Stamp};
 use crate::hash::fnv1a64;
 use crate::memory_log::MemoryRecorder;
 use crate::memory_profile::MemoryProfile;
@@ -127,6 +128,10 @@ impl Nes {
 
     /// The console's reset button.
     pub fn reset(&mut self) {
+        if let Some(log) = self.probes.events.as_deref_mut() {
+            // An iteration of a wait loop cut by the reset is not counted.
+            log.interrupted();
+        }
         self.bus.ppu.reset();
         self.bus.cart.reset();
         self.bus.apu.reset();
@@ -168,13 +173,19 @@ impl Nes {
             .is_some_and(|s| cycle >= s.due_cycle());
         // The memory recorder is attached only with the flow recorder
         // (`Nes::record_memory`, `Nes::take_flow_counts`).
-        let probing = sample || self.probes.flow.is_some();
+        let logging = self.probes.events.is_some();
+        let probing = sample || self.probes.flow.is_some() || logging;
         // The instruction's code address under the banks it ran from (it
         // may switch them).
         let code = if probing {
             self.probes.code_map.key(&self.bus.cart.banks, pc)
         } else {
             pc as u32
+        };
+        let before = if probing && logging {
+            Some(self.events_before(code, pc))
+        } else {
+            None
         };
         // (`probing` first: a plain run tests one flag here.)
         let kind = if probing && self.bus.memory.is_some() {
@@ -201,11 +212,91 @@ impl Nes {
             if sample {
                 self.record_sample(code, next, cycle, kind);
             }
+            if let Some(before) = before {
+                self.events_after(code, next, kind, before);
+            }
         }
         if self.bus.code.written() {
             self.invalidate_code();
         }
         kind
+    }
+
+    /// The event log's part before a step from CPU address `pc` (code
+    /// address `code`): an instruction (not an interrupt entry) may begin a
+    /// wait-loop iteration. Returns the counters and the frame count as
+    /// they were, for [`Nes::events_after`].
+    #[inline(never)]
+    fn events_before(&mut self, code: u32, pc: u16) -> (Stamp, u64) {
+        let before = (self.stamp(), self.bus.ppu.frame);
+        let Some(log) = self.probes.events.as_deref_mut() else {
+            return before;
+        };
+        if !self.probes.code_map.banked() {
+            // Code addresses are CPU addresses: a switched bank puts other
+            // code at them.
+            log.banks_are(self.bus.cart.banks.prg_generation);
+        }
+        if self.cpu.jammed.is_none() && !self.cpu.interrupt_signalled() {
+            let bus = &self.bus;
+            log.instruction_starts(code, pc, bus.cycles, bus.dma_cycles(), |a| bus.peek(a));
+        }
+        before
+    }
+
+    /// The event log's part after a step from code address `code` to
+    /// `next` (see `frame_events`): the wait-loop iteration goes on, is
+    /// counted or ends; a routine-level transfer or an interrupt entry (at
+    /// the counters `before` it) is logged; an iteration is cut by an
+    /// interrupt entry or by the frame's end.
+    #[inline(never)]
+    fn events_after(&mut self, code: u32, next: u32, kind: StepKind, before: (Stamp, u64)) {
+        let Some(log) = self.probes.events.as_deref_mut() else {
+            return;
+        };
+        let bus = &self.bus;
+        let logged = match kind {
+            StepKind::Instruction(opcode) => {
+                log.instruction_retired(code, next, bus.cycles, bus.dma_cycles());
+                let jump = crate::code_addr::cpu_address(code);
+                let target = self.cpu.pc;
+                match EventKind::of_instruction(opcode) {
+                    Some(EventKind::Jump)
+                        if opcode == crate::wait_loop::JMP_ABSOLUTE
+                            && target <= jump
+                            && log
+                                .head(next, target, |a| bus.peek(a))
+                                .is_some_and(|len| jump - target < len) =>
+                    {
+                        // Closes a wait loop (`wait_loop::jumps_back`).
+                        None
+                    }
+                    Some(kind) => Some((kind, Stamp::now(bus, log.idle()))),
+                    None => None,
+                }
+            }
+            StepKind::Nmi => {
+                log.interrupted();
+                Some((EventKind::Nmi, before.0))
+            }
+            StepKind::Irq => {
+                log.interrupted();
+                Some((EventKind::Irq, before.0))
+            }
+            StepKind::Jammed => None,
+        };
+        if let Some((kind, at)) = logged {
+            log.push(FlowEvent {
+                kind,
+                pc: code,
+                target: next,
+                sp: self.cpu.s,
+                at,
+            });
+        }
+        if bus.ppu.frame != before.1 {
+            log.interrupted();
+        }
     }
 
     /// The CPU's step with its data accesses reported to the memory
@@ -311,8 +402,17 @@ impl Nes {
             let banked = self.probes.code_map.banked();
             t.flush_if_due(&self.bus.cart.banks, banked, flow);
         }
-        if self.cpu.interrupt_pending() || self.cpu.jammed.is_some() {
-            // Interrupt entries go through the interpreter's sequence.
+        if self.cpu.interrupt_pending()
+            || self.cpu.jammed.is_some()
+            || self
+                .probes
+                .events
+                .as_ref()
+                .is_some_and(|l| l.in_iteration())
+        {
+            // Interrupt entries go through the interpreter's sequence, and
+            // so does a wait-loop iteration the interpreter is following
+            // (`EventLog::in_iteration`).
             self.step();
             return;
         }
@@ -577,6 +677,44 @@ impl Nes {
     /// Detaches the sampler and hands it over.
     pub fn take_sampler(&mut self) -> Option<SampleCapture> {
         self.probes.sampler.take()
+    }
+
+    /// Starts the frame-time profile's event log (`frame_events`) from
+    /// now, replacing any log so far: both engines log each routine-level
+    /// control transfer and count wait-loop cycles. Independent of the
+    /// other probes.
+    pub fn record_events(&mut self) {
+        self.probes.events = Some(Box::new(EventLog::new()));
+    }
+
+    /// Moves the events logged since the last call into `into` (cleared
+    /// first; left empty without a log). The profiler calls it after each
+    /// frame, so the log holds one frame's events at most.
+    pub fn drain_events(&mut self, into: &mut Vec<FlowEvent>) {
+        match self.probes.events.as_deref_mut() {
+            Some(log) => log.drain_into(into),
+            None => into.clear(),
+        }
+    }
+
+    /// The event log, if one is attached.
+    pub fn events(&self) -> Option<&EventLog> {
+        self.probes.events.as_deref()
+    }
+
+    /// Stops the event log and hands it over.
+    pub fn take_events(&mut self) -> Option<Box<EventLog>> {
+        self.probes.events.take()
+    }
+
+    /// The counters an event carries, now: the cycle count, the DMA cycles
+    /// and the controller reads since power-on, and the log's wait-loop
+    /// cycles (0 without a log).
+    pub fn stamp(&self) -> Stamp {
+        Stamp::now(
+            &self.bus,
+            self.probes.events.as_ref().map_or(0, |l| l.idle()),
+        )
     }
 
     /// Translator statistics (blocks translated, invalidated, run), if it ran.

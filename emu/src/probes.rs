@@ -5,6 +5,7 @@
 
 use crate::code_addr::CodeMap;
 use crate::flow_counts::FlowCounts;
+use crate::frame_events::EventLog;
 use crate::sampling::SampleCapture;
 
 #[derive(Debug, Default)]
@@ -13,6 +14,9 @@ pub struct Probes {
     pub flow: Option<Box<FlowCounts>>,
     /// Count-and-time batch sampling.
     pub sampler: Option<SampleCapture>,
+    /// The frame-time profile's log of routine-level control transfers
+    /// and wait-loop cycles (`frame_events`).
+    pub events: Option<Box<EventLog>>,
     /// How both name the code they see (`code_addr`): refreshed when the
     /// PRG banks change, read only while a probe records.
     pub code_map: CodeMap,

@@ -22,9 +22,20 @@ use crate::bus::Bus;
 use crate::cpu::Cpu;
 
 impl Cpu {
-    /// Runs every DMA cycle that is due before the CPU's read of `addr`.
+    /// Runs every DMA cycle that is due before the CPU's read of `addr`,
+    /// counting them to OAM or DMC DMA (`Bus::oam_dma_cycles`,
+    /// `Bus::dmc_dma_cycles`): a cycle of an OAM DMA in progress is OAM's,
+    /// but for a DMC fetch's get and the realignment cycle after it; any
+    /// other is the DMC's.
     #[cold]
     pub(crate) fn run_dma(&mut self, bus: &mut Bus, addr: u16) {
+        let start = bus.cycles;
+        // The halted reads of $4016/$4017 (and an OAM DMA's reads of the
+        // registers) are not the CPU's reads: its own comes after.
+        let controller_reads = bus.controller_reads;
+        let mut dmc_cycles = bus.dma.oam_page.is_none() as u64;
+        // The cycle count after the last DMC get.
+        let mut dmc_got_at = 0;
         bus.bus_before_dma = bus.open_bus;
         // Halt cycle: the CPU's own read, value discarded.
         bus.dma.begin_cycle();
@@ -41,6 +52,8 @@ impl Cpu {
                 bus.cart.log_prg(src, PCM | DATA);
                 self.poll_interrupts(bus);
                 bus.dmc_dma_complete(value);
+                dmc_cycles += 1;
+                dmc_got_at = bus.cycles;
             } else if let (true, None, Some(src)) = (get, oam_latch, bus.dma.oam_source()) {
                 oam_latch = Some(bus.oam_dma_read(src, addr));
                 bus.cart.log_prg(src, DATA);
@@ -51,11 +64,98 @@ impl Cpu {
                 self.poll_interrupts(bus);
                 bus.dma.oam_advance();
             } else {
-                // Dummy or alignment cycle.
+                // Dummy or alignment cycle: the DMC's unless an OAM DMA
+                // is in progress and did not just lose a get to it.
+                dmc_cycles += (bus.dma.oam_page.is_none() || dmc_got_at == bus.cycles) as u64;
                 bus.dma_halted_read(addr);
                 self.poll_interrupts(bus);
             }
         }
         bus.dma_ended_at = bus.cycles;
+        bus.dmc_dma_cycles += dmc_cycles;
+        bus.oam_dma_cycles += bus.cycles - start - dmc_cycles;
+        bus.controller_reads = controller_reads;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cartridge::Cartridge;
+
+    fn machine() -> (Cpu, Bus) {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, 0, 0];
+        image.resize(16 + 0x8000 + 0x2000, 0xEA);
+        let mut bus = Bus::new(Cartridge::from_bytes(&image).expect("valid NROM image"));
+        let mut cpu = Cpu::new();
+        cpu.power_on(&mut bus);
+        (cpu, bus)
+    }
+
+    /// Cycles of an OAM DMA halting a read of $8000, begun at a cycle of
+    /// parity `odd`, with a DMC fetch requested with it (`dmc`): the
+    /// machine's cycles, and its OAM and DMC counts.
+    fn oam_dma(odd: bool, dmc: bool) -> (u64, u64, u64) {
+        let (mut cpu, mut bus) = machine();
+        if (bus.cycles % 2 == 1) != odd {
+            bus.read(0);
+        }
+        bus.dma.start_oam(0x02);
+        if dmc {
+            bus.dma.request_dmc(0xC000);
+        }
+        let start = bus.cycles;
+        cpu.run_dma(&mut bus, 0x8000);
+        (bus.cycles - start, bus.oam_dma_cycles, bus.dmc_dma_cycles)
+    }
+
+    /// An OAM DMA alone counts all its 513 or 514 cycles (halt, alignment,
+    /// 256 gets and puts) as OAM's; a DMC fetch riding on it counts what it
+    /// adds (its get and the realignment after it), and only that, as the
+    /// DMC's.
+    #[test]
+    fn a_dmc_fetch_riding_on_an_oam_dma_counts_its_own_cycles() {
+        for odd in [false, true] {
+            let (alone, oam, dmc) = oam_dma(odd, false);
+            assert!(alone == 513 || alone == 514, "{alone}");
+            assert_eq!((oam, dmc), (alone, 0));
+            let (both, oam, dmc) = oam_dma(odd, true);
+            assert_eq!(oam, alone, "odd {odd}");
+            assert_eq!(dmc, both - alone, "odd {odd}");
+            assert_eq!(dmc, 2, "odd {odd}");
+        }
+    }
+
+    /// A DMC fetch alone: halt, dummy, an alignment cycle if needed, get.
+    #[test]
+    fn a_dmc_fetch_alone() {
+        for parity in 0..2 {
+            let (mut cpu, mut bus) = machine();
+            if bus.cycles % 2 != parity {
+                bus.read(0);
+            }
+            bus.dma.request_dmc(0xC000);
+            let start = bus.cycles;
+            cpu.run_dma(&mut bus, 0x8000);
+            let cycles = bus.cycles - start;
+            assert!(cycles == 3 || cycles == 4, "{cycles}");
+            assert_eq!((bus.oam_dma_cycles, bus.dmc_dma_cycles), (0, cycles));
+        }
+    }
+
+    /// A read of $4016 halted by a DMA is one read of the controller port
+    /// by the CPU, however many cycles the DMA holds it there, and an OAM
+    /// DMA from page $40 reading the ports meanwhile (the CPU's address is
+    /// on the registers, so they answer) adds none.
+    #[test]
+    fn a_halted_controller_read_is_one_read() {
+        for page in [0x02, 0x40] {
+            let (mut cpu, mut bus) = machine();
+            bus.dma.start_oam(page);
+            cpu.read(&mut bus, 0x4016);
+            assert_eq!(bus.controller_reads, 1, "page {page:02X}");
+            cpu.read(&mut bus, 0x4017);
+            assert_eq!(bus.controller_reads, 2, "page {page:02X}");
+        }
     }
 }

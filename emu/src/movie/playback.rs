@@ -135,6 +135,11 @@ impl Replay {
                 fresh.set_engine(nes.engine());
                 fresh.set_idle_skip(nes.idle_skip());
                 fresh.probes = std::mem::take(&mut nes.probes);
+                if let Some(log) = fresh.probes.events.as_deref_mut() {
+                    // Power cut the wait-loop iteration in progress; the
+                    // counters start again from 0 (`frame_events::Stamp`).
+                    log.interrupted();
+                }
                 if let Some(rate) = nes.audio_sample_rate() {
                     fresh.enable_audio(rate);
                 }

@@ -7,6 +7,7 @@ use crate::call_stacks::CallCache;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, Mode, OPCODES};
 use crate::flow_counts::FlowCounts;
+use crate::frame_events::EventKind;
 use crate::sampling::Retired;
 
 /// Longest straight run translated into one block.
@@ -53,6 +54,38 @@ pub struct Block {
     /// Whether the block is a side-effect-free polling loop (see
     /// [`Block::is_idle_loop`]).
     pub idle_loop: bool,
+    /// Whether the block is a wait loop (`crate::wait_loop`): its entry is
+    /// a wait loop's head and its ops are that loop. Every wait loop's head
+    /// starts a block (a block ends before one), so each iteration of a
+    /// wait loop is one run of such a block, from its entry back to it
+    /// (see `frame_events`).
+    pub wait_loop: bool,
+    /// With live operands (which may make a loop of it), whether its
+    /// entry could be a wait loop's head by its opcodes
+    /// (`crate::wait_loop::may_be_at_any_operands`): then whether a run was
+    /// a wait loop's iteration is asked as it ends, of the bytes in RAM
+    /// then (the loop's instructions write nothing). Never with
+    /// [`Block::wait_loop`].
+    pub wait_loop_dynamic: bool,
+    /// The event its last op logs when it retires (`frame_events`), if
+    /// any; for a `JMP` back into a wait loop it closes, none (decided at
+    /// translation in PRG ROM).
+    pub exit_event: Option<EventKind>,
+    /// Whether a run may tell the event log anything: it is (or may be) a
+    /// wait loop, or its last op logs an event (checked or not).
+    pub logs: bool,
+    /// Its last op is a `JMP` absolute in RAM or PRG RAM, where the wait
+    /// loop it may close can be rewritten (or lie before the block): whether
+    /// it does is looked at when it retires with a log attached.
+    pub exit_event_checked: bool,
+    /// Its watched bytes in RAM or PRG RAM run from its entry to this
+    /// offset: its ops' 3-byte windows, and the bytes the wait-loop rule
+    /// read for them beyond (see `Translator::translate`).
+    pub watch_end: u16,
+    /// With live operands, the operand bytes watched besides the opcodes
+    /// (offsets from the entry): those the wait-loop rule read, so that a
+    /// write that could change what it found there drops the block.
+    pub watch_extra: Box<[u16]>,
     /// For an idle loop, when its cycle timing has been seen: the period of
     /// one iteration and each op's start within it (see
     /// [`IdleTiming`]); `None` until a sampled batch recorded a whole

@@ -26,7 +26,11 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
-        if probes.sampler.is_none() && probes.flow.is_none() && bus.memory.is_none() {
+        if probes.sampler.is_none()
+            && probes.flow.is_none()
+            && probes.events.is_none()
+            && bus.memory.is_none()
+        {
             return self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle);
         }
         let mut id = first;
@@ -87,7 +91,7 @@ impl Translator {
     }
 
     /// [`Translator::run_chain`] with no probe watching (no sampler, no
-    /// truth recorder): the same blocks, stops and idle-loop skipping, with
+    /// truth recorder, no event log): the same blocks, stops and idle-loop skipping, with
     /// nothing to record between blocks, so the loop from block to block
     /// does only what running them needs. Most runs are this one.
     fn run_chain_unobserved(

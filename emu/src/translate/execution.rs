@@ -10,6 +10,7 @@ use crate::code_addr::CodeMap;
 use crate::cpu::opcodes::Flow;
 use crate::cpu::Cpu;
 use crate::flow_counts::FlowCounts;
+use crate::frame_events::{EventKind, FlowEvent, Stamp};
 use crate::probes::Probes;
 
 impl Translator {
@@ -57,6 +58,14 @@ impl Translator {
         if block.handlers != level {
             block.set_handlers(level);
         }
+        // The cycle count and DMA cycles at the entry, for the event log
+        // (a wait-loop block's run is an iteration: `frame_events`).
+        let logging = probes.events.is_some() && block.logs;
+        let entered = if logging && (block.wait_loop || block.wait_loop_dynamic) {
+            (bus.cycles, bus.dma_cycles())
+        } else {
+            (0, 0)
+        };
         // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
         // run here.
         if bus.cycles < *look_at || probes.sampler.is_none() {
@@ -136,10 +145,70 @@ impl Translator {
                 }
             }
         }
+        if logging {
+            Self::log_run(block, executed, entered, probes, cpu, bus);
+        }
         match (completed, uncounted) {
             (true, false) => Exit::Completed,
             (true, true) => Exit::CompletedUncounted,
             (false, _) => Exit::After(executed),
+        }
+    }
+
+    /// Tells the event log (`frame_events`) of a run of `block` (one that
+    /// [`Block::logs`]) that
+    /// retired its first `executed` ops, entered at cycle `entered.0` with
+    /// `entered.1` DMA cycles so far: a run to the end logs its last op's
+    /// transfer, and a wait-loop block's that went back to its entry was an
+    /// iteration of the loop (its cycles less DMA are idle). A wait-loop
+    /// block stopped inside with nothing to cut the iteration (no
+    /// interrupt, no frame end: a cycle limit) hands it over to the
+    /// interpreter, which counts it as it would have had it run it all.
+    #[inline(never)]
+    fn log_run(
+        block: &Block,
+        executed: usize,
+        entered: (u64, u64),
+        probes: &mut Probes,
+        cpu: &Cpu,
+        bus: &Bus,
+    ) {
+        let Some(log) = probes.events.as_deref_mut() else {
+            return;
+        };
+        let (first, last) = (&block.ops[0], &block.ops[block.ops.len() - 1]);
+        let span = last.pc.wrapping_sub(first.pc) + last.len();
+        // Whether the entry is a wait loop's head (the block then being the
+        // loop): known, or asked now of live operands.
+        let wait_loop = || {
+            block.wait_loop
+                || (block.wait_loop_dynamic
+                    && crate::wait_loop::at(first.pc, |a| bus.peek(a)) == Some(span))
+        };
+        if executed == block.ops.len() {
+            if cpu.pc == first.pc && wait_loop() {
+                log.add_idle((bus.cycles - entered.0) - (bus.dma_cycles() - entered.1));
+            }
+            let kind = match block.exit_event {
+                Some(EventKind::Jump)
+                    if block.exit_event_checked
+                        && crate::wait_loop::jumps_back(last.pc, cpu.pc, |a| bus.peek(a)) =>
+                {
+                    None
+                }
+                kind => kind,
+            };
+            if let Some(kind) = kind {
+                log.push(FlowEvent {
+                    kind,
+                    pc: last.code(block.code_high),
+                    target: probes.code_map.key(&bus.cart.banks, cpu.pc),
+                    sp: cpu.s,
+                    at: Stamp::now(bus, log.idle()),
+                });
+            }
+        } else if executed > 0 && !bus.attention && !cpu.interrupt_signalled() && wait_loop() {
+            log.iteration_begun(first.code(block.code_high), span, entered.0, entered.1);
         }
     }
 

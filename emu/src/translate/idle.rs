@@ -86,6 +86,11 @@ impl Translator {
         if let Some(m) = bus.memory.as_deref_mut() {
             Self::record_idle_reads(block, m, iterations);
         }
+        // Each is an iteration of a wait loop (if it is one: an idle loop
+        // may be longer than `wait_loop::MAX_INSTRUCTIONS`), with no DMA.
+        if let Some(log) = probes.events.as_deref_mut().filter(|_| block.wait_loop) {
+            log.add_idle(iterations * per);
+        }
         self.stats.skipped_iterations += iterations;
         iterations * len as u64
     }

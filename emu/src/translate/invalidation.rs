@@ -7,8 +7,11 @@ use crate::bus::Bus;
 use crate::code_watch::CodeKey;
 use crate::flow_counts::FlowCounts;
 
-/// The most bytes one block covers: its ops' 3-byte windows, back to back.
-const MAX_BLOCK_SPAN: u16 = MAX_BLOCK_OPS as u16 * 3;
+/// The most bytes one block watches: its ops' 3-byte windows, back to
+/// back, and what the wait-loop rule may read past the last one
+/// (`Block::watch_end`).
+const MAX_BLOCK_SPAN: u16 =
+    MAX_BLOCK_OPS as u16 * 3 + 3 * crate::wait_loop::MAX_INSTRUCTIONS as u16;
 
 impl Translator {
     /// Drops every block whose bytes cover a written code byte the bus
@@ -40,7 +43,7 @@ impl Translator {
                 if !block.valid || !Self::covers(block, written, self.prg_ram_cover.len()) {
                     continue;
                 }
-                if block.live && !Self::is_opcode_of(block, written) {
+                if block.live && !Self::live_watches(block, written) {
                     // Its operands are read at run time.
                     continue;
                 }
@@ -64,8 +67,11 @@ impl Translator {
         }
         let key = self.blocks[id].key;
         let live = self.blocks[id].live;
+        let watch_end = self.blocks[id].watch_end;
         let ops = std::mem::take(&mut self.blocks[id].ops);
-        for loc in Self::watched_bytes(key, &ops, live, self.prg_ram_cover.len()) {
+        let extra = std::mem::take(&mut self.blocks[id].watch_extra);
+        let prg_ram_len = self.prg_ram_cover.len();
+        for loc in Self::watched_bytes(key, &ops, live, watch_end, &extra, prg_ram_len) {
             let cover = self.cover_slot(loc);
             *cover = cover.saturating_sub(1);
             if *cover == 0 {
@@ -82,14 +88,14 @@ impl Translator {
         self.stats.invalidated += 1;
     }
 
-    /// Whether `written` is one of the bytes block `block` was decoded from
-    /// ([`Translator::covered_bytes`]): they are one run, from its first
-    /// op to the end of its last op's 3-byte window.
+    /// Whether `written` is one of the bytes block `block` watches, or lies
+    /// among them ([`Translator::watched_bytes`]): they are one run, from
+    /// its entry to [`super::block::Block::watch_end`].
     fn covers(block: &super::block::Block, written: CodeKey, prg_ram_len: usize) -> bool {
-        let (Some(first), Some(last)) = (block.ops.first(), block.ops.last()) else {
+        if block.ops.is_empty() {
             return false;
-        };
-        let span = last.pc.wrapping_sub(first.pc) as u32 + 3;
+        }
+        let span = block.watch_end as u32;
         match (block.key, written) {
             (CodeKey::Ram(entry), CodeKey::Ram(at)) => {
                 ((at.wrapping_sub(entry) & 0x7FF) as u32) < span
@@ -102,16 +108,19 @@ impl Translator {
         }
     }
 
-    /// Whether RAM byte `written` holds one of the opcodes of block
-    /// `block` (a RAM block).
-    fn is_opcode_of(block: &super::block::Block, written: CodeKey) -> bool {
+    /// Whether RAM byte `written` is one a block with live operands
+    /// watches: one of its opcodes, or an operand byte the wait-loop rule
+    /// read ([`super::block::Block::watch_extra`]).
+    fn live_watches(block: &super::block::Block, written: CodeKey) -> bool {
         let (CodeKey::Ram(entry), CodeKey::Ram(at)) = (block.key, written) else {
             return true;
         };
         let first_pc = block.ops[0].pc;
+        let offset = at.wrapping_sub(entry) & 0x7FF;
         block
             .ops
             .iter()
-            .any(|op| op.pc.wrapping_sub(first_pc).wrapping_add(entry) & 0x7FF == at)
+            .any(|op| op.pc.wrapping_sub(first_pc) & 0x7FF == offset)
+            || block.watch_extra.contains(&offset)
     }
 }

@@ -73,6 +73,11 @@ impl Op {
         self.bytes[0]
     }
 
+    /// Its length in bytes.
+    pub fn len(&self) -> u16 {
+        OPCODES[self.bytes[0] as usize].byte_len() as u16
+    }
+
     /// For a conditional branch, the CPU address it goes to when taken.
     #[inline]
     pub fn branch_target(&self) -> Option<u16> {

@@ -12,6 +12,9 @@ use crate::code_addr::code_address;
 use crate::code_watch::CodeKey;
 use crate::cpu::opcodes::{Flow, OPCODES};
 use crate::flow_counts::FlowCounts;
+use crate::frame_events::EventKind;
+use crate::wait_loop::JMP_ABSOLUTE;
+use std::cell::{Cell, RefCell};
 
 impl Translator {
     /// Where the code at `pc` lives under the current mapping, if it is in
@@ -50,6 +53,20 @@ impl Translator {
 
     /// Decodes a block at `pc` from side-effect-free reads (with live
     /// operands if `live`: see [`Block::live`]).
+    ///
+    /// A block ends before a wait loop's head (`crate::wait_loop`), so
+    /// that every arrival there, by fall-through too, runs the loop's own
+    /// block ([`Block::wait_loop`]); a head whose loop cannot be one block
+    /// is left to the interpreter. The wait-loop rule is asked only here:
+    /// in RAM and PRG RAM the block watches every byte it read for the
+    /// block's instructions, so a write that could change an answer drops
+    /// the block (the answer for the address where the block stopped needs
+    /// no watching: a block that stops early only splits). A block with
+    /// live operands, whose absolute addresses change unwatched, ends
+    /// before any address where a loop could start whatever they are
+    /// ([`crate::wait_loop::may_be_at`]), and whether its entry is a loop's
+    /// head is asked as it runs where it could be whatever its operands
+    /// ([`Block::wait_loop_dynamic`]).
     #[inline]
     pub(super) fn translate(
         &mut self,
@@ -58,6 +75,26 @@ impl Translator {
         key: CodeKey,
         live: bool,
     ) -> Option<u32> {
+        let writable = matches!(key, CodeKey::Ram(_) | CodeKey::PrgRam(_));
+        // What the wait-loop rule read, in RAM and PRG RAM: with fixed
+        // operands how far (offsets from `pc`, plus one), with live ones
+        // where.
+        let furthest = Cell::new(0u16);
+        let read = RefCell::new(Vec::new());
+        let peek = |a: u16| {
+            let offset = a.wrapping_sub(pc);
+            if writable && live {
+                read.borrow_mut().push(offset);
+            } else if writable {
+                furthest.set(furthest.get().max(offset + 1));
+            }
+            bus.peek(a)
+        };
+        let (head, head_dynamic) = if live {
+            (None, crate::wait_loop::may_be_at_any_operands(pc, peek))
+        } else {
+            (crate::wait_loop::at(pc, peek), false)
+        };
         let mut ops = Vec::new();
         let mut at = pc;
         loop {
@@ -74,6 +111,20 @@ impl Translator {
                 bus.peek(at.wrapping_add(2)),
                 0,
             ];
+            // (Where it cannot, the rule reads the opcode alone.)
+            if at != pc && crate::wait_loop::may_begin(bytes[0]) {
+                let before = (furthest.get(), read.borrow().len());
+                let head = if live {
+                    crate::wait_loop::may_be_at(at, peek)
+                } else {
+                    crate::wait_loop::at(at, peek).is_some()
+                };
+                if head {
+                    furthest.set(before.0);
+                    read.borrow_mut().truncate(before.1);
+                    break;
+                }
+            }
             let info = &OPCODES[bytes[0] as usize];
             // JSR fetches its operand's high byte after pushing the return
             // address: when that byte is in the stack page the pushes can
@@ -90,12 +141,20 @@ impl Translator {
             }
             at = at.wrapping_add(info.byte_len() as u16);
         }
-        if ops.is_empty() {
+        let last = *ops.last()?;
+        let span = last.pc.wrapping_sub(pc) + OPCODES[last.opcode() as usize].byte_len() as u16;
+        let wait_loop = head.is_some();
+        let wait_loop_dynamic = head_dynamic;
+        if head.is_some_and(|len| len != span) {
+            // The loop does not fit one block (it cannot, by the wait-loop
+            // rule and where blocks end, but the interpreter would count
+            // its iterations if it did).
             return None;
         }
-        let writable = matches!(key, CodeKey::Ram(_) | CodeKey::PrgRam(_));
+        let (watch_end, watch_extra) = Self::watch_beyond(&ops, furthest.get(), &read.into_inner());
         if writable {
-            for loc in Self::watched_bytes(key, &ops, live, self.prg_ram_cover.len()) {
+            let prg_ram_len = self.prg_ram_cover.len();
+            for loc in Self::watched_bytes(key, &ops, live, watch_end, &watch_extra, prg_ram_len) {
                 let cover = self.cover_slot(loc);
                 *cover += 1;
                 if *cover == 1 {
@@ -104,8 +163,19 @@ impl Translator {
             }
         }
         let code_high = code_address(bus.cart.prg_rom.len(), &bus.cart.banks, pc) & !0xFFFF;
-        let exit = ops[ops.len() - 1].opcode();
+        let exit = last.opcode();
         let exit_flow = OPCODES[exit as usize].flow;
+        // A `JMP` back into the wait loop it closes logs no event: known
+        // now in ROM, looked at as it runs where the loop may change.
+        let exit_event_checked = writable && exit == JMP_ABSOLUTE;
+        let closes_loop = !writable
+            && exit == JMP_ABSOLUTE
+            && crate::wait_loop::jumps_back(
+                last.pc,
+                u16::from_le_bytes([last.bytes[1], last.bytes[2]]),
+                |a| bus.peek(a),
+            );
+        let exit_event = EventKind::of_instruction(exit).filter(|_| !closes_loop);
         // A live block's operands change without invalidating it: its
         // transfers are counted in bulk only where they have no static
         // target to go stale (an RTS, a `JMP` indirect, a fall-through).
@@ -115,6 +185,13 @@ impl Translator {
             key,
             code_high,
             idle_loop: !live && Block::is_idle_loop(&ops),
+            wait_loop,
+            logs: wait_loop || wait_loop_dynamic || exit_event.is_some(),
+            wait_loop_dynamic,
+            exit_event,
+            exit_event_checked,
+            watch_end,
+            watch_extra,
             live,
             idle_timing: None,
             ops,
@@ -145,39 +222,65 @@ impl Translator {
         Some(id)
     }
 
-    /// The RAM / PRG RAM bytes a block's instructions occupy (each op's 3-byte
-    /// window, as the ops store 3 bytes), located from the block's key so a
-    /// later PRG RAM bank switch cannot shift them.
+    /// What a block of `ops` watches besides its ops' bytes, given what
+    /// the wait-loop rule read for it: the end of the run it watches (its
+    /// ops' 3-byte windows, or `furthest` where the rule read on past
+    /// them), and with live operands the bytes the rule read besides its
+    /// opcodes (`read`, offsets from its entry: opcodes past its own,
+    /// branch offsets and jump targets; a live block watches its opcodes
+    /// only).
+    fn watch_beyond(ops: &[Op], furthest: u16, read: &[u16]) -> (u16, Box<[u16]>) {
+        let entry = ops[0].pc;
+        let windows_end = ops[ops.len() - 1].pc.wrapping_sub(entry) + 3;
+        let mut extra: Vec<u16> = read
+            .iter()
+            .copied()
+            .filter(|&r| !ops.iter().any(|op| op.pc.wrapping_sub(entry) == r))
+            .collect();
+        extra.sort_unstable();
+        extra.dedup();
+        let end = extra.last().map_or(furthest, |&r| furthest.max(r + 1));
+        (windows_end.max(end), extra.into_boxed_slice())
+    }
+
+    /// The RAM / PRG RAM bytes at offsets `offsets` from the entry of a
+    /// block keyed `key`, located from the key so a later PRG RAM bank
+    /// switch cannot shift them.
     #[inline]
-    pub(super) fn covered_bytes(
+    fn located(
         key: CodeKey,
-        ops: &[Op],
+        offsets: impl Iterator<Item = u16>,
         prg_ram_len: usize,
-    ) -> impl Iterator<Item = CodeKey> + '_ {
+    ) -> impl Iterator<Item = CodeKey> {
         let prg_ram_len = prg_ram_len.max(1) as u32;
-        let entry = ops.first().map_or(0, |op| op.pc);
-        ops.iter().flat_map(move |op| {
-            (0..3u16).map(move |i| {
-                let delta = op.pc.wrapping_sub(entry).wrapping_add(i);
-                match key {
-                    CodeKey::Ram(a) => CodeKey::Ram(a.wrapping_add(delta) & 0x7FF),
-                    CodeKey::PrgRam(o) => CodeKey::PrgRam((o + delta as u32) % prg_ram_len),
-                    CodeKey::PrgRom(o) => CodeKey::PrgRom(o + delta as u32),
-                }
-            })
+        offsets.map(move |delta| match key {
+            CodeKey::Ram(a) => CodeKey::Ram(a.wrapping_add(delta) & 0x7FF),
+            CodeKey::PrgRam(o) => CodeKey::PrgRam((o + delta as u32) % prg_ram_len),
+            CodeKey::PrgRom(o) => CodeKey::PrgRom(o + delta as u32),
         })
     }
 
-    /// The bytes whose writes concern a block: all it was decoded from, or
-    /// with live operands only its opcodes (see [`Block::live`]).
-    pub(super) fn watched_bytes(
+    /// The bytes whose writes concern a block of `ops`: all it was decoded
+    /// from and what the wait-loop rule read beyond them, up to `watch_end`
+    /// (see [`Block::watch_end`]); or with live operands only its opcodes
+    /// and the operand bytes `extra` (see [`Block::live`],
+    /// [`Block::watch_extra`]).
+    pub(super) fn watched_bytes<'a>(
         key: CodeKey,
-        ops: &[Op],
+        ops: &'a [Op],
         live: bool,
+        watch_end: u16,
+        extra: &'a [u16],
         prg_ram_len: usize,
-    ) -> impl Iterator<Item = CodeKey> + '_ {
-        let step = if live { 3 } else { 1 };
-        Self::covered_bytes(key, ops, prg_ram_len).step_by(step)
+    ) -> impl Iterator<Item = CodeKey> + 'a {
+        let entry = ops.first().map_or(0, |op| op.pc);
+        let run = if live { 0..0 } else { 0..watch_end };
+        let opcodes = ops
+            .iter()
+            .filter(move |_| live)
+            .map(move |op| op.pc.wrapping_sub(entry));
+        let offsets = run.chain(opcodes).chain(extra.iter().copied());
+        Self::located(key, offsets, prg_ram_len)
     }
 
     #[inline]
