@@ -55,6 +55,7 @@ fn rig(replay: &Replay, engine: Engine, probes: Probes) -> Rig {
             truth,
             stream: false,
             publish_every: 64,
+            mid_frame: false,
         };
         Some(Session::attach(&mut nes, &settings, recording))
     } else {

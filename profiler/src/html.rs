@@ -20,8 +20,12 @@ pub struct Page<'a> {
     pub rom: &'a str,
     /// `profile`'s last line (`similarity=… frame_hash=…`).
     pub metric_line: &'a str,
-    /// The run's summary (report.txt's opening lines).
+    /// The run's summary for the thesis' section at the end (report.txt's
+    /// last lines).
     pub summary: &'a str,
+    /// The frame-time sections (`frame_profile::report::html`), shown
+    /// first.
+    pub frames: Option<&'a str>,
     /// The hot CFG as SVG, and what laid it out.
     pub cfg_svg: &'a str,
     pub cfg_layout: &'a str,
@@ -238,12 +242,9 @@ pub fn render(page: &Page) -> String {
         escape(&title)
     );
     let _ = writeln!(out, "<h1>{}</h1>", escape(&title));
-    let _ = writeln!(
-        out,
-        "<p class=\"metrics\"><code>{}</code></p>",
-        escape(page.metric_line)
-    );
-    let _ = writeln!(out, "<pre>{}</pre>", escape(page.summary.trim_end()));
+    if let Some(frames) = page.frames {
+        out.push_str(frames);
+    }
 
     let _ = writeln!(
         out,
@@ -272,16 +273,16 @@ pub fn render(page: &Page) -> String {
             let height = svg_height(svg).unwrap_or(400.0) + 24.0;
             let _ = writeln!(
                 out,
-                "<p>Exact call stacks (JSR/RTS and interrupts), weighted by executed instructions. Click a frame to zoom.</p>\n<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height:.0}px\" src=\"data:image/svg+xml;base64,{}\"></iframe>",
+                "<p>Exact call stacks by CPU cycles: routines entered by JSR, tail calls and dispatches; the NMI and IRQ handlers as roots of their own; [idle] (wait loops) and [DMA] under what waited. Click a frame to zoom.</p>\n<iframe id=\"flame\" title=\"flame graph\" style=\"height:{height:.0}px\" src=\"data:image/svg+xml;base64,{}\"></iframe>",
                 base64::engine::general_purpose::STANDARD.encode(svg)
             );
         }
-        None => out.push_str("<p>No flame graph in this run.</p>\n"),
+        None => out.push_str("<p>No flame graph in this run (it needs the exact recorder: not with <code>--no-truth</code>).</p>\n"),
     }
 
     let legend = "<p class=\"legend\"><span class=\"bar\"></span> exact: share of the executed instructions &nbsp; <span class=\"bar sampled\"></span> sampled: share of the samples (the sampler's estimate of the same)</p>\n";
     if let Some(functions) = page.functions {
-        out.push_str("<h2>Hottest functions</h2>\n");
+        out.push_str("<h2>Hottest labels</h2>\n");
         out.push_str(legend);
         table(&mut out, functions, "function", page.limit, false);
     }
@@ -305,6 +306,13 @@ pub fn render(page: &Page) -> String {
         }
         let _ = writeln!(out, "<div class=\"wide\">\n{}</div>", m.tables);
     }
+    out.push_str("<h2>The thesis' metrics</h2>\n<p>How the sampled hot CFG compares with the exact one (definitions: docs/metrics.md).</p>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"metrics\"><code>{}</code></p>",
+        escape(page.metric_line)
+    );
+    let _ = writeln!(out, "<pre>{}</pre>", escape(page.summary.trim_end()));
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -373,6 +381,7 @@ mod tests {
             rom: "x&y.nes",
             metric_line: "similarity=1.0000",
             summary: "nesprof profile report\n",
+            frames: Some("<h2>Frame time</h2>"),
             cfg_svg: "<svg></svg>",
             cfg_layout: "the built-in layout",
             cfg_focus: Some("b8000"),

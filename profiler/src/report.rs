@@ -14,11 +14,13 @@ use crate::cfg_file::{CfgFile, CFG_FILE_VERSION};
 /// recorder saw executed there and the operand bytes: of the bank a banked
 /// code address names, else in memory now (code in RAM rewritten since may
 /// show different operands).
-pub fn disassemble(cfg: &Cfg, counts: &FlowCounts, nes: &Nes) -> BTreeMap<u32, String> {
+pub fn disassemble(cfg: &Cfg, counts: Option<&FlowCounts>, nes: &Nes) -> BTreeMap<u32, String> {
     let mut out = BTreeMap::new();
     for block in cfg.blocks() {
         for &pc in &block.instrs {
-            let opcode = counts.opcode(pc);
+            // The opcode that ran (code in RAM may have changed since),
+            // else the one there now.
+            let opcode = counts.map_or_else(|| nes.peek_code(pc), |c| c.opcode(pc));
             let len = OPCODES[opcode as usize].byte_len() as u16;
             let mut bytes = vec![opcode];
             bytes.extend((1..len).map(|i| nes.peek_code(code_addr::advance(pc, i))));

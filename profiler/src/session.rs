@@ -137,6 +137,9 @@ pub struct Recording {
     /// Batches between two snapshots the feeder publishes (`u64::MAX`:
     /// only the final state).
     pub publish_every: u64,
+    /// For [`run_streaming`]: the machine stopped inside a frame (see
+    /// [`Window::mid_frame`]).
+    pub mid_frame: bool,
 }
 
 impl Default for Recording {
@@ -150,6 +153,7 @@ impl Default for Recording {
             truth: true,
             stream: true,
             publish_every: u64::MAX,
+            mid_frame: false,
         }
     }
 }
@@ -304,10 +308,11 @@ pub struct ProfileRun {
     pub stopped: bool,
     /// The live builder's final state.
     pub builder: Box<dyn HotCfgBuilder>,
-    /// The exact CFG.
+    /// The exact CFG (empty when the truth was not recorded).
     pub truth: Cfg,
-    /// Raw counts behind `truth` (for disassembly and deeper reports).
-    pub counts: Box<FlowCounts>,
+    /// Raw counts behind `truth` (for disassembly and deeper reports);
+    /// `None` when the truth was not recorded.
+    pub counts: Option<Box<FlowCounts>>,
     /// The memory profile, with `ProfileSettings::memory`.
     pub memory: Option<Box<MemoryProfile>>,
     pub executed_instructions: u64,
@@ -329,22 +334,58 @@ pub fn run(
     replay: Option<&Replay>,
     frames: u64,
     settings: &ProfileSettings,
-    progress: impl FnMut(u64) -> bool,
+    mut progress: impl FnMut(u64) -> bool,
 ) -> Result<ProfileRun, String> {
-    run_to(nes, replay, frames, settings, Stream::Memory, progress)
+    run_to(
+        nes,
+        replay,
+        frames,
+        settings,
+        Recording::default(),
+        Stream::Memory,
+        |nes: &mut Nes| progress(nes.frame_count()),
+    )
 }
 
 /// [`run`], with the stream written to `sink` as the run goes: memory
-/// stays bounded whatever the run's length (`profile`).
+/// stays bounded whatever the run's length (`profile`). Without `truth`
+/// the flow counts are not recorded (`profile --no-truth`: the sampler
+/// alone, what a user leaves on): the result's truth is empty and its
+/// counts `None`. `progress(nes)` is called after each frame, before the
+/// batches are offered; false ends the run.
 pub fn run_streaming(
     nes: &mut Nes,
     replay: Option<&Replay>,
     frames: u64,
     settings: &ProfileSettings,
+    window: Window,
     sink: Box<dyn BatchSink>,
-    progress: impl FnMut(u64) -> bool,
+    progress: impl FnMut(&mut Nes) -> bool,
 ) -> Result<ProfileRun, String> {
-    run_to(nes, replay, frames, settings, Stream::Sink(sink), progress)
+    let recording = Recording {
+        truth: window.truth,
+        mid_frame: window.mid_frame,
+        ..Recording::default()
+    };
+    run_to(
+        nes,
+        replay,
+        frames,
+        settings,
+        recording,
+        Stream::Sink(sink),
+        progress,
+    )
+}
+
+/// How [`run_streaming`] records and where its run starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Record the flow counts (the truth).
+    pub truth: bool,
+    /// The machine stopped inside a frame (`profile --start-at`): the
+    /// movie's input for it was applied when it began, and is not again.
+    pub mid_frame: bool,
 }
 
 fn run_to(
@@ -352,13 +393,15 @@ fn run_to(
     replay: Option<&Replay>,
     frames: u64,
     settings: &ProfileSettings,
+    recording: Recording,
     stream: Stream,
-    mut progress: impl FnMut(u64) -> bool,
+    mut progress: impl FnMut(&mut Nes) -> bool,
 ) -> Result<ProfileRun, String> {
-    let mut session = Session::attach_streaming(nes, settings, Recording::default(), stream);
+    let mut session = Session::attach_streaming(nes, settings, recording, stream);
     let mut stopped = false;
+    let mut inside_a_frame = recording.mid_frame;
     while nes.frame_count() < frames {
-        if let Some(replay) = replay {
+        if let Some(replay) = replay.filter(|_| !std::mem::take(&mut inside_a_frame)) {
             replay.apply(nes, frames).map_err(|p| p.to_string())?;
             if nes.frame_count() >= frames {
                 break;
@@ -366,15 +409,16 @@ fn run_to(
         }
         before_frame(nes, settings);
         nes.run_frame();
+        let go_on = progress(nes);
         session.after_frame(nes);
-        if !progress(nes.frame_count()) {
+        if !go_on {
             stopped = nes.frame_count() < frames;
             break;
         }
     }
     let finished = session.finish(nes);
-    let counts = finished.counts.expect("flow counts recorded");
-    let truth = truth::build(&counts);
+    let counts = finished.counts;
+    let truth = counts.as_deref().map(truth::build).unwrap_or_default();
     Ok(ProfileRun {
         batches: finished.batches,
         sink: finished.sink,

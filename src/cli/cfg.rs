@@ -220,7 +220,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     )?;
     let truth = profiler::truth::build(&counts);
     let h90 = gfc::h90(&truth);
-    let disasm = profiler::report::disassemble(&truth, &counts, &nes);
+    let disasm = profiler::report::disassemble(&truth, Some(&counts), &nes);
     let record = profiler::report::record(
         "truth",
         &rom_name,

@@ -11,7 +11,12 @@ use emu::clock::minutes_to_frames;
 use emu::nes::Engine;
 use emu::sampling::{Spacing, Trigger};
 use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
+use profiler::frame_profile::csv::{self as frame_csv, Columns};
+use profiler::frame_profile::recorder::{BatchTee, FrameRecorder, Outcome, Setup};
+use profiler::frame_profile::report as frame_report;
+use profiler::frame_profile::{Routines, Start};
 use profiler::session::{self, ProfileSettings};
+use profiler::symbols::{Location, Symbols};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
 
 use crate::atomic;
@@ -41,7 +46,8 @@ pub struct ProfileArgs {
     /// movie's length, else 5).
     #[arg(long, conflicts_with = "frames", value_parser = options::minutes())]
     pub minutes: Option<f64>,
-    /// Frames to run instead of --minutes, 1 to 100000000.
+    /// Frames to run instead of --minutes (of the window, with
+    /// --from-frame or --start-at), 1 to 100000000.
     #[arg(long, value_parser = options::frames())]
     pub frames: Option<u64>,
     /// What starts a batch: a real-time timer thread (as in the thesis) or
@@ -111,6 +117,21 @@ pub struct ProfileArgs {
     /// (default: every frame).
     #[arg(long, value_name = "ON/PERIOD", value_parser = options::truth_bursts())]
     pub truth_bursts: Option<(u32, u32)>,
+    /// Run only the sampler (what you would leave on): no exact recorder,
+    /// so no truth.ron, thesis metrics, flame graph, CDL code bits or
+    /// memory profile; the frame-time profile (frames.csv, routines.csv,
+    /// the report) is estimated from the samples, with 95 % intervals.
+    #[arg(long, conflicts_with_all = ["memory", "cdl", "truth_bursts"])]
+    pub no_truth: bool,
+    /// Profile a window from frame N (frames 0 to N-1 run unprofiled;
+    /// --frames and --minutes then count from N), 0 to 100000000.
+    #[arg(long, value_name = "N", value_parser = options::whole(0, 100_000_000))]
+    pub from_frame: Option<u64>,
+    /// Start profiling when the PC first reaches this label (of the
+    /// symbol files), after --from-frame if both are given: e.g. the
+    /// first frame of gameplay rather than the title screen.
+    #[arg(long, value_name = "LABEL")]
+    pub start_at: Option<String>,
     #[command(flatten)]
     pub symbols: SymbolArgs,
 }
@@ -140,11 +161,15 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .check()?;
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay, rom_bytes) = (opened.nes, opened.replay, opened.rom);
-    let frames = match (args.frames, args.minutes) {
+    let from = args.from_frame.unwrap_or(0);
+    let length = match (args.frames, args.minutes) {
         (Some(f), _) => f,
         (None, Some(m)) => minutes_to_frames(m),
-        (None, None) => replay.as_ref().map_or(minutes_to_frames(5.0), |r| r.len()),
+        (None, None) => replay.as_ref().map_or(minutes_to_frames(5.0), |r| {
+            r.len().saturating_sub(from).max(1)
+        }),
     };
+    let truth_on = !args.no_truth;
     let settings = ProfileSettings {
         trigger: args.trigger,
         interval_ms: args.interval_ms,
@@ -173,6 +198,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         Some(&args.rom),
         nes.cartridge().prg_rom.len(),
     )?;
+    let start_at = match &args.start_at {
+        Some(label) => Some((label.as_str(), label_places(symbols.as_ref(), label)?)),
+        None => None,
+    };
     if args.cdl.is_some() {
         nes.record_accesses();
     }
@@ -181,6 +210,61 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // The routines' root and the NMI handler, as the machine starts.
+    let vector = |nes: &mut emu::Nes, at: u16| {
+        let cpu = u16::from_le_bytes([nes.peek(at), nes.peek(at + 1)]);
+        nes.code_address(cpu)
+    };
+    let reset = vector(&mut nes, 0xFFFC);
+    let nmi_handler = vector(&mut nes, 0xFFFA);
+
+    // The window: frames before --from-frame, then up to --start-at's
+    // label, run unprofiled.
+    let bar = frames_bar(from + length, &stem(&args.rom));
+    let how = run_to_window(
+        &mut nes,
+        replay.as_ref(),
+        from,
+        start_at.as_ref().map(|(_, places)| (places.as_slice(), symbols.as_ref())),
+        from + length,
+        &|f| bar.set_position(f),
+    )
+    .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
+    if crate::signals::stop_requested() {
+        return Err(crate::signals::Interrupted.into());
+    }
+    let window_start = nes.frame_count();
+    let windowed = args.from_frame.is_some() || args.start_at.is_some();
+    // Without a window, --frames is the frame count the run ends at, as
+    // `run` counts it (a movie run starts with frame 0 counted).
+    let frames = if windowed {
+        window_start + length
+    } else {
+        length.max(window_start)
+    };
+    let mid_frame = how == Start::MidFrame;
+
+    // The frame-time profile, on its own thread; frames.csv is written as
+    // the rows come.
+    let prg: Vec<u8> = nes.cartridge().prg_rom.to_vec();
+    let routines = match &symbols {
+        Some(s) => Routines::with_symbols(s, reset),
+        None => Routines::new(prg.len(), reset),
+    }
+    .with_prg(prg.clone().into());
+    let frames_csv = std::io::BufWriter::new(outputs.stage("frames.csv")?);
+    let mut recorder = FrameRecorder::start(
+        &mut nes,
+        Setup {
+            routines,
+            exact: truth_on,
+            how,
+            nmi_handler,
+            prg,
+            frames_csv,
+        },
+    );
+
     // The sample stream goes to its file as the run goes, so that memory
     // does not grow with the run's length.
     let header = StreamHeader {
@@ -197,15 +281,21 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let samples_path = out_dir.join("samples.bin");
     let io = |e: std::io::Error| atomic::say(&samples_path, e);
     let writer = StreamWriter::new(outputs.stage("samples.bin")?, &header).map_err(io)?;
-    let bar = frames_bar(frames, &stem(&args.rom));
+    let tee = recorder.tee(Some(Box::new(writer)));
     let mut result = session::run_streaming(
         &mut nes,
         replay.as_ref(),
         frames,
         &settings,
-        Box::new(writer),
-        |f| {
-            bar.set_position(f);
+        session::Window {
+            truth: truth_on,
+            mid_frame,
+        },
+        Box::new(tee),
+        |nes| {
+            let frame = nes.frame_count();
+            recorder.end_frame(nes, frame - 1);
+            bar.set_position(frame);
             !crate::signals::stop_requested()
         },
     )
@@ -214,7 +304,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     // Like `perf record`: the first Ctrl-C ends the run and the outputs
     // cover the frames run (a second one abandons them).
     let interrupted = result.stopped || crate::signals::stop_requested();
-    if interrupted && result.frames == 0 {
+    if interrupted && result.frames == window_start {
         return Err(crate::signals::Interrupted.into());
     }
     if let Some(e) = result.sink_error.take() {
@@ -224,7 +314,15 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .sink
         .take()
         .ok_or_else(|| anyhow::anyhow!("internal: the sample stream's sink is missing"))?;
-    let writer = sink
+    let mut tee = sink
+        .downcast::<BatchTee>()
+        .map_err(|_| anyhow::anyhow!("internal: the sample stream's sink is of another type"))?;
+    let inner: Box<dyn std::any::Any> = tee
+        .inner
+        .take()
+        .ok_or_else(|| anyhow::anyhow!("internal: the sample stream's file is missing"))?;
+    drop(tee);
+    let writer = inner
         .downcast::<StreamWriter<Staged>>()
         .map_err(|_| anyhow::anyhow!("internal: the sample stream's sink is of another type"))?;
     let samples = writer
@@ -238,32 +336,67 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         })
         .map_err(io)?;
     outputs.add("samples.bin", samples)?;
+    let (mut frame_time, frames_csv) = recorder.finish(&mut nes);
+    let frames_path = out_dir.join("frames.csv");
+    if let Some(e) = frame_time.error.take() {
+        return Err(atomic::say(&frames_path, e));
+    }
+    let frames_file = frames_csv
+        .into_inner()
+        .map_err(|e| atomic::say(&frames_path, e.into_error()))?;
+    outputs.add("frames.csv", frames_file)?;
+    let columns = Columns {
+        exact: truth_on,
+        sampled: true,
+    };
+    let mut routines_csv = frame_csv::routines_header(columns);
+    routines_csv.push('\n');
+    for row in &frame_time.routines {
+        routines_csv += &frame_csv::routines_line(row, columns);
+        routines_csv.push('\n');
+    }
+    outputs.write("routines.csv", routines_csv)?;
+    let routine_name = |entry: u32| frame_time.names.name(entry);
 
-    let truth = HotTruth::new(&result.truth);
-    let h90: &gfc::Cfg = &truth.h90;
+    // The report: the frame time first, the thesis' metrics last.
+    let mut report = String::new();
+    let _ = writeln!(report, "nesprof profile report");
+    let _ = writeln!(report, "ROM        {rom_name}");
+    if let Some(m) = &args.movie {
+        let _ = writeln!(report, "movie      {}", m.display());
+    }
+    let window = match (&start_at, windowed) {
+        (Some((label, _)), _) => format!(
+            " (frames {window_start} to {}: from {label}, reached in frame {window_start})",
+            result.frames.saturating_sub(1)
+        ),
+        (None, false) => String::new(),
+        (None, true) => format!(
+            " (frames {window_start} to {})",
+            result.frames.saturating_sub(1)
+        ),
+    };
+    let shown_frames = if windowed {
+        result.frames - window_start
+    } else {
+        result.frames
+    };
+    let _ = writeln!(report, "frames     {shown_frames}{window}");
+    if interrupted {
+        let _ = writeln!(
+            report,
+            "           (interrupted: {shown_frames} of the {length} frames asked for were run)"
+        );
+    }
+    let _ = writeln!(report);
+    report += &frame_report::text(&frame_time);
+
+    let name = symbol_files::block_namer(symbols.as_ref());
+    let frame_name = symbol_files::namer(symbols.as_ref());
     let hot = result.builder.graph();
     let profile = result.builder.edge_profile();
-    let metrics = Metrics::evaluate(
-        hot,
-        profile,
-        &truth,
-        result.sampled_instructions,
-        result.executed_instructions,
-    );
-
-    // Files.
-    let truth_disasm = profiler::report::disassemble(&result.truth, &result.counts, &nes);
-    let hot_disasm = profiler::report::disassemble(hot, &result.counts, &nes);
-    let ron = profiler::report::record(
-        "truth",
-        &rom_name,
-        &rom_bytes,
-        result.frames,
-        result.truth.clone(),
-        truth_disasm,
-    )
-    .to_ron();
-    outputs.write("truth.ron", ron)?;
+    let counts = result.counts.as_deref();
+    let hot_disasm = profiler::report::disassemble(hot, counts, &nes);
     let ron = profiler::report::record(
         "sampled",
         &rom_name,
@@ -274,7 +407,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     )
     .to_ron();
     outputs.write("hot_cfg.ron", ron)?;
-    let profile_disasm = profiler::report::disassemble(profile, &result.counts, &nes);
+    let profile_disasm = profiler::report::disassemble(profile, counts, &nes);
     let ron = profiler::report::record(
         "edge_profile",
         &rom_name,
@@ -285,70 +418,124 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     )
     .to_ron();
     outputs.write("edge_profile.ron", ron)?;
+
+    let truth = HotTruth::new(&result.truth);
+    let h90: &gfc::Cfg = &truth.h90;
+    let metrics = Metrics::evaluate(
+        hot,
+        profile,
+        &truth,
+        result.sampled_instructions,
+        result.executed_instructions,
+    );
     let dot = profiler::dot::render(
         hot,
-        Some(h90),
+        truth_on.then_some(h90),
         &hot_disasm,
         &format!("{rom_name}: hot CFG ({})", builder_label(&args)),
         symbols.as_ref(),
     );
     outputs.write("hot_cfg.dot", &dot)?;
-    // Frames named by label with symbols (one frame per routine), else by
-    // code address.
-    let frame_name = symbol_files::namer(symbols.as_ref());
-    let stacks = profiler::flame::folded(result.counts.call_stacks(), &frame_name);
-    outputs.write("stacks.folded", profiler::flame::folded_text(&stacks))?;
-    let title = format!("{rom_name}: call stacks, instructions retired");
-    let flame_svg =
-        profiler::flame::svg(&stacks, &title).map_err(|e| anyhow::anyhow!("flame.svg: {e}"))?;
-    outputs.write("flame.svg", &flame_svg)?;
 
-    let mut report = String::new();
-    let _ = writeln!(report, "nesprof profile report");
-    let _ = writeln!(report, "ROM        {rom_name}");
-    if let Some(m) = &args.movie {
-        let _ = writeln!(report, "movie      {}", m.display());
+    let mut flame_svg = None;
+    if let Some(exact) = &frame_time.exact {
+        let truth_disasm = profiler::report::disassemble(&result.truth, counts, &nes);
+        let ron = profiler::report::record(
+            "truth",
+            &rom_name,
+            &rom_bytes,
+            result.frames,
+            result.truth.clone(),
+            truth_disasm,
+        )
+        .to_ron();
+        outputs.write("truth.ron", ron)?;
+        // By CPU cycles: idle apart under what waited, the NMI and IRQ
+        // handlers as roots of their own.
+        let stacks = exact.folded();
+        outputs.write("stacks.folded", profiler::flame::folded_text(&stacks))?;
+        let title = format!("{rom_name}: CPU cycles by call stack");
+        let svg = profiler::flame::svg_counting(&stacks, &title, "cycles")
+            .map_err(|e| anyhow::anyhow!("flame.svg: {e}"))?;
+        outputs.write("flame.svg", &svg)?;
+        flame_svg = Some(svg);
     }
-    let _ = writeln!(report, "frames     {}", result.frames);
-    if interrupted {
-        let _ = writeln!(
-            report,
-            "           (interrupted: {} of the {frames} frames asked for were run)",
-            result.frames
-        );
+
+    let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.tally, &name);
+    // Functions: the blocks under one global label (with symbols only).
+    let functions = symbols.as_ref().map(|s| {
+        profiler::hot_blocks::group_rows(&blocks, &|entry| match s.lookup_global(entry) {
+            Some(hit) => hit.name.to_string(),
+            None => emu::code_addr::label(entry),
+        })
+    });
+    let unit = if truth_on {
+        "share of executed / of sampled instructions"
+    } else {
+        "share of sampled instructions"
+    };
+    if let Some(functions) = &functions {
+        let _ = writeln!(report, "\nhottest labels ({unit})");
+        report += &profiler::hot_blocks::text(functions, "label", REPORT_ROWS);
     }
+    let _ = writeln!(report, "\nhottest blocks ({unit})");
+    report += &profiler::hot_blocks::text(&blocks, "block", REPORT_ROWS);
+    let memory = match (&result.memory, counts) {
+        (Some(m), Some(counts)) => Some(memory_outputs(
+            &mut outputs,
+            &mut report,
+            m,
+            &result,
+            counts,
+            &name,
+            &frame_name,
+        )?),
+        _ => None,
+    };
+
+    // The thesis' metrics, last.
+    let mut thesis = String::new();
     let _ = writeln!(
-        report,
+        thesis,
         "sampler    trigger {}, X = {} ms ({}), N = {}, jitter {} ms, seed {}",
         args.trigger, args.interval_ms, args.spacing, args.batch, args.jitter_ms, args.seed
     );
-    let _ = writeln!(report, "builder    {}", builder_label(&args));
+    let _ = writeln!(thesis, "builder    {}", builder_label(&args));
     let _ = writeln!(
-        report,
+        thesis,
         "executed   {} instructions",
         result.executed_instructions
     );
+    let sampled_pct = if result.executed_instructions > 0 {
+        result.sampled_instructions as f64 * 100.0 / result.executed_instructions as f64
+    } else {
+        0.0
+    };
     let _ = writeln!(
-        report,
+        thesis,
         "sampled    {} instructions in {} batches ({:.2}%), {} batches dropped",
         result.sampled_instructions,
         result.tally.batches(),
-        metrics.sampled_pct,
+        sampled_pct,
         result.dropped_batches
     );
-    let _ = writeln!(
-        report,
-        "truth      {} blocks, {} edges; H90 {} edges, H99 {} edges",
-        result.truth.num_blocks(),
-        result.truth.num_edges(),
-        h90.num_edges(),
-        truth.h99.num_edges()
-    );
+    if truth_on {
+        let _ = writeln!(
+            thesis,
+            "truth      {} blocks, {} edges; H90 {} edges, H99 {} edges",
+            result.truth.num_blocks(),
+            result.truth.num_edges(),
+            h90.num_edges(),
+            truth.h99.num_edges()
+        );
+    } else {
+        let _ = writeln!(thesis, "truth      not recorded (--no-truth)");
+    }
     // What the bursty recorders cover: a reader comparing "exact %" with
     // "executed" needs to know the truth saw only part of the run.
     if let Some((on, period)) = args.truth_bursts {
         let _ = writeln!(
-            report,
+            thesis,
             "           (truth in bursts: {on} of every {period} frames)"
         );
     }
@@ -359,72 +546,48 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             None => "writers followed between them".into(),
         };
         let _ = writeln!(
-            report,
+            thesis,
             "memory in bursts: {on} of every {period} frames, {tracked}"
         );
     }
     let _ = writeln!(
-        report,
+        thesis,
         "hot CFG    {} blocks, {} edges, {} bins; edge profile {} edges",
         hot.num_blocks(),
         hot.num_edges(),
         result.builder.bins().len(),
         profile.num_edges()
     );
+    if truth_on {
+        let _ = writeln!(
+            thesis,
+            "metrics    similarity {:.4}  precision {:.4}  f1 {:.4}  weighted {:.4}  overlap {:.4}",
+            metrics.similarity, metrics.precision, metrics.f1, metrics.weighted, metrics.overlap
+        );
+        let _ = writeln!(
+            thesis,
+            "           similarity99 {:.4}  hot_precision {:.4}",
+            metrics.similarity99, metrics.hot_precision
+        );
+    }
     let _ = writeln!(
-        report,
-        "metrics    similarity {:.4}  precision {:.4}  f1 {:.4}  weighted {:.4}  overlap {:.4}",
-        metrics.similarity, metrics.precision, metrics.f1, metrics.weighted, metrics.overlap
-    );
-    let _ = writeln!(
-        report,
-        "           similarity99 {:.4}  hot_precision {:.4}",
-        metrics.similarity99, metrics.hot_precision
-    );
-    let _ = writeln!(
-        report,
+        thesis,
         "wall time  {:.2} s ({:.0} fps)",
         result.wall.as_secs_f64(),
-        result.frames as f64 / result.wall.as_secs_f64().max(1e-9)
+        (result.frames - window_start) as f64 / result.wall.as_secs_f64().max(1e-9)
     );
     if result.dropped_batches > 0 {
-        let _ = writeln!(report, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
+        let _ = writeln!(thesis, "warning    the builder dropped batches: the live hot CFG differs from a replay of samples.bin");
     }
-    let name = symbol_files::block_namer(symbols.as_ref());
-    let blocks = profiler::hot_blocks::block_rows(&result.truth, hot, &result.tally, &name);
-    // Functions: the blocks under one global label (with symbols only).
-    let functions = symbols.as_ref().map(|s| {
-        profiler::hot_blocks::group_rows(&blocks, &|entry| match s.lookup_global(entry) {
-            Some(hit) => hit.name.to_string(),
-            None => emu::code_addr::label(entry),
-        })
-    });
-    if let Some(functions) = &functions {
-        let _ = writeln!(
-            report,
-            "\nhottest functions (share of executed / of sampled instructions)"
-        );
-        report += &profiler::hot_blocks::text(functions, "function", REPORT_ROWS);
-    }
-    let _ = writeln!(
-        report,
-        "\nhottest blocks (share of executed / of sampled instructions)"
-    );
-    report += &profiler::hot_blocks::text(&blocks, "block", REPORT_ROWS);
-    let memory = match &result.memory {
-        Some(m) => Some(memory_outputs(
-            &mut outputs,
-            &mut report,
-            m,
-            &result,
-            &name,
-            &frame_name,
-        )?),
-        None => None,
-    };
+    let _ = writeln!(report, "\nthe thesis' hot CFG (docs/metrics.md)");
+    report += &thesis;
     outputs.write("report.txt", &report)?;
 
-    let metric_line = metric_line(&metrics, result.frame_hash);
+    let metric_line = if truth_on {
+        metric_line(&metrics, result.frame_hash)
+    } else {
+        no_truth_line(&frame_time, result.frame_hash)
+    };
     let (cfg_svg, cfg_layout) = match profiler::html::graphviz_svg(&dot) {
         Some(svg) => (svg, "Graphviz (dot)"),
         None => (
@@ -434,20 +597,18 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             "nesprof's built-in layout (Graphviz's dot was not found)",
         ),
     };
-    let summary = report.split("\nhottest ").next().unwrap_or_default();
-    // The viewer opens on the hot CFG's hottest block.
-    let cfg_focus = hot
-        .blocks()
-        .max_by_key(|b| (b.count, std::cmp::Reverse(b.entry)))
-        .map(|b| profiler::dot::node_id(b.entry));
+    let frame_text = frame_report::text(&frame_time);
+    let frames_html = frame_report::html(&frame_time, &routine_name, &frame_text);
+    let focus = blocks.first().map(|b| profiler::dot::node_id(b.entry));
     let page = profiler::html::render(&profiler::html::Page {
         rom: &rom_name,
         metric_line: &metric_line,
-        summary,
+        summary: &thesis,
+        frames: Some(&frames_html),
         cfg_svg: &cfg_svg,
         cfg_layout,
-        cfg_focus: cfg_focus.as_deref(),
-        flame_svg: std::str::from_utf8(&flame_svg).ok(),
+        cfg_focus: focus.as_deref(),
+        flame_svg: flame_svg.as_deref().and_then(|s| std::str::from_utf8(s).ok()),
         blocks: &blocks,
         functions: functions.as_deref(),
         limit: HTML_ROWS,
@@ -458,9 +619,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         }),
     });
     outputs.write("report.html", page)?;
-    if let (Some(path), Some(log)) = (&args.cdl, nes.access_log()) {
+    if let (Some(path), Some(log), Some(counts)) = (&args.cdl, nes.access_log(), counts) {
         let sizes = profiler::cdl::CdlSizes::of(nes.cartridge());
-        atomic::write_or_say(path, profiler::cdl::build(&result.counts, log, sizes))?;
+        atomic::write_or_say(path, profiler::cdl::build(counts, log, sizes))?;
     }
     if interrupted {
         outputs.commit_interrupted()?;
@@ -472,13 +633,113 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     emit(&metric_line);
     if interrupted {
         return Err(crate::signals::Partial(format!(
-            "interrupted: wrote {shown} for the {} frames run (of {frames})",
-            result.frames
+            "interrupted: wrote {shown} for the {shown_frames} frames run (of {length})"
         ))
         .into());
     }
     eprintln!("wrote {shown}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The last line without the truth: the frame-time profile's figures.
+fn no_truth_line(outcome: &Outcome, frame_hash: u64) -> String {
+    let s = &outcome.sampled;
+    let w = &outcome.work_per_frame;
+    format!(
+        "frames={} cycles={} busy_pct={:.2} nmi_pct={:.2} irq_pct={:.2} dma_pct={:.2} idle_pct={:.2} lag_frames={} work_p99={} sampled_batches={} frame_hash={frame_hash:016x}",
+        outcome.frames,
+        outcome.cycles,
+        s.classes.busy.value * 100.0,
+        s.classes.nmi.value * 100.0,
+        s.classes.irq.value * 100.0,
+        s.classes.dma.value * 100.0,
+        s.classes.idle.value * 100.0,
+        outcome.lag_frames,
+        w.p99().unwrap_or(0),
+        s.batches,
+    )
+}
+
+/// Where label `label` is (every place of that name), or a clear error.
+fn label_places(symbols: Option<&Symbols>, label: &str) -> anyhow::Result<Vec<Location>> {
+    let Some(symbols) = symbols else {
+        return Err(BadInput(format!(
+            "--start-at {}: no symbol file was read (give --symbols, or put GAME.dbg beside the ROM)",
+            crate::error::printable(label)
+        ))
+        .into());
+    };
+    let places: Vec<Location> = symbols
+        .iter()
+        .filter(|(_, name)| *name == label)
+        .map(|(at, _)| at)
+        .collect();
+    if places.is_empty() {
+        return Err(BadInput(format!(
+            "--start-at {}: no such label in the symbol files",
+            crate::error::printable(label)
+        ))
+        .into());
+    }
+    Ok(places)
+}
+
+/// Runs `nes` unprofiled to the start of the window: to frame `from`,
+/// then, with `label`, until the PC first reaches one of its places
+/// (giving up at frame `limit`). Returns how the window starts.
+fn run_to_window(
+    nes: &mut emu::Nes,
+    replay: Option<&emu::movie::Replay>,
+    from: u64,
+    label: Option<(&[Location], Option<&Symbols>)>,
+    limit: u64,
+    progress: &dyn Fn(u64),
+) -> Result<Start, String> {
+    let apply = |nes: &mut emu::Nes, until: u64| match replay {
+        Some(r) => r.apply(nes, until).map_err(|p| p.to_string()),
+        None => Ok(()),
+    };
+    while nes.frame_count() < from {
+        apply(nes, from)?;
+        if nes.frame_count() >= from {
+            break;
+        }
+        nes.run_frame();
+        progress(nes.frame_count());
+        if crate::signals::stop_requested() {
+            return Ok(Start::FrameStart);
+        }
+    }
+    let Some((places, Some(symbols))) = label else {
+        return Ok(if from == 0 {
+            Start::PowerOn
+        } else {
+            Start::FrameStart
+        });
+    };
+    while nes.frame_count() < limit {
+        apply(nes, limit)?;
+        nes.begin_frame();
+        while !nes.frame_done() {
+            let pc = nes.cpu_state().pc;
+            let code = nes.code_address(pc);
+            if places.contains(&symbols.location(code)) {
+                return Ok(Start::MidFrame);
+            }
+            nes.step();
+            if nes.jammed().is_some() {
+                return Err("the CPU jammed before reaching the --start-at label".into());
+            }
+        }
+        nes.sync();
+        progress(nes.frame_count());
+        if crate::signals::stop_requested() {
+            return Ok(Start::MidFrame);
+        }
+    }
+    Err(format!(
+        "the --start-at label was not reached in {limit} frames"
+    ))
 }
 
 fn builder_label(args: &ProfileArgs) -> String {
@@ -507,10 +768,11 @@ fn memory_outputs(
     report: &mut String,
     profile: &emu::memory_profile::MemoryProfile,
     result: &session::ProfileRun,
+    counts: &emu::FlowCounts,
     block: &dyn Fn(u32) -> String,
     label: &dyn Fn(u32) -> String,
 ) -> anyhow::Result<MemoryPage> {
-    let analysed = profiler::memory::analyse(profile, &result.truth, result.counts.call_stacks());
+    let analysed = profiler::memory::analyse(profile, &result.truth, counts.call_stacks());
     outputs.write("memory.ron", analysed.to_ron())?;
     let data = |addr: u16| label(addr as u32);
     let _ = writeln!(report);

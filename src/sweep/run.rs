@@ -166,7 +166,7 @@ pub fn emulate(
     // batches, so this equals config 69 of the sweep by construction.
     let best = session::replay_gfc(&run.batches, gfc::THESIS_BEST).into_graph();
     let record = |kind: &str, cfg: &Cfg| {
-        let disasm = profiler::report::disassemble(cfg, &run.counts, &p.nes);
+        let disasm = profiler::report::disassemble(cfg, run.counts.as_deref(), &p.nes);
         profiler::report::record(
             kind,
             &p.rom_name,

@@ -18,9 +18,12 @@
 //! `Routines::routine_of` and the rows.
 
 pub mod accounting;
+pub mod chart;
 pub mod contexts;
 pub mod csv;
 pub mod histogram;
+pub mod recorder;
+pub mod report;
 pub mod routines;
 pub mod rows;
 pub mod sampled;

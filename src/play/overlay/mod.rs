@@ -167,6 +167,7 @@ impl Overlay {
             truth,
             stream: false,
             publish_every: PUBLISH_EVERY,
+            mid_frame: false,
         };
         let session = Session::attach(nes, settings, recording);
         let snapshot = session.snapshot();

@@ -1,0 +1,487 @@
+//! The frame-time profile of a run as it goes, on a thread of its own:
+//! the exact accounting ([`FrameProfile`], fed each frame's events from
+//! the engines' log) and the sampler-only estimates ([`SampledProfile`],
+//! fed every batch by the feeder through [`BatchTee`]) meet here, frame by
+//! frame, and each frame's row goes to `frames.csv` as soon as both sides
+//! have it. Nothing per frame is kept: the rows are written, the chart
+//! folds them ([`FrameChart`]), the work per frame goes into a histogram.
+//!
+//! The emulation thread's part ([`FrameRecorder::end_frame`]) is moving
+//! the frame's events out of the engine's log (a buffer swap) and one
+//! channel send; the accounting's cost is on the other core.
+//!
+//! **When a frame's sampled estimate is final.** Batches come from the
+//! feeder, later than the frame ends come from the emulation thread, and
+//! a batch can straddle a frame's end. A frame ending at cycle E is
+//! estimated once a batch starting at or after E has arrived (batches come
+//! in order, so every observation before E is in), or at the end of the
+//! run. The rows waiting for that are at most the frames of one sampling
+//! interval.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use emu::frame_events::{FlowEvent, Stamp};
+use emu::nes::Nes;
+use gfc::Sample;
+use parking_lot::RwLock;
+
+use super::accounting::{FrameProfile, Profile, Start};
+use super::chart::FrameChart;
+use super::csv::{self, Columns};
+use super::histogram::FrameHistogram;
+use super::routines::Routines;
+use super::rows::{self, Estimate, FrameRow, RoutineRow, SampledFrame, SampledRoutine};
+use super::sampled::{Classifier, Cycles, Estimates, FrameEstimate, SampledProfile, WaitLoops};
+use crate::sink::BatchSink;
+
+/// Frames the emulation thread may be ahead of the accounting before
+/// [`FrameRecorder::end_frame`] waits: a bound on the events in flight
+/// (a frame's events are some kilobytes), never reached unless the other
+/// core stalls.
+const FRAMES_IN_FLIGHT: usize = 256;
+
+enum Message {
+    Frame {
+        frame: u64,
+        end: Stamp,
+        events: Vec<FlowEvent>,
+    },
+    Batch(Vec<Sample>),
+}
+
+/// How the recorder starts.
+pub struct Setup<W> {
+    /// The routines (scopes from the symbols, else learned), with the
+    /// reset handler's as the root and the PRG for `JMP (indirect)`.
+    pub routines: Routines,
+    /// Whether the exact accounting runs (the engines log events).
+    pub exact: bool,
+    /// Where the accounting starts.
+    pub how: Start,
+    /// The code address of the NMI handler (to tell the sampled side's
+    /// interrupt entries apart).
+    pub nmi_handler: u32,
+    /// PRG ROM, for the sampled side's wait loops.
+    pub prg: Vec<u8>,
+    /// Where `frames.csv` goes, written as rows come.
+    pub frames_csv: W,
+}
+
+/// What the recorder ends with.
+pub struct Outcome {
+    /// The exact side's results (with `Setup::exact`).
+    pub exact: Option<Profile>,
+    /// The sampled side's estimates for the run.
+    pub sampled: Estimates,
+    /// The routine table, both sides joined by entry.
+    pub routines: Vec<RoutineRow>,
+    /// Frames written.
+    pub frames: u64,
+    /// The frame-budget chart.
+    pub chart: FrameChart,
+    /// Work (busy + NMI + IRQ) per frame: exact, else the sampled
+    /// estimate.
+    pub work_per_frame: FrameHistogram,
+    /// Lag frames.
+    pub lag_frames: u64,
+    /// Cycles of the frames written.
+    pub cycles: u64,
+    /// `frames.csv`'s first write error (the writer took nothing after
+    /// it).
+    pub error: Option<std::io::Error>,
+    /// Names of routine entries, as the rows use them.
+    pub names: Routines,
+}
+
+/// The emulation thread's end (see the module doc).
+pub struct FrameRecorder<W> {
+    tx: Option<Sender<Message>>,
+    give_back: Receiver<Vec<FlowEvent>>,
+    exact: bool,
+    thread: Option<JoinHandle<(Outcome, W)>>,
+}
+
+/// The feeder's end: a [`BatchSink`] that passes each batch on to the
+/// recorder and to the sink it wraps (the sample-stream file).
+pub struct BatchTee {
+    pub inner: Option<Box<dyn BatchSink>>,
+    tx: Sender<Message>,
+}
+
+impl BatchSink for BatchTee {
+    fn batch(&mut self, samples: &[Sample]) -> std::io::Result<()> {
+        // A recorder gone (it only goes at the end) takes nothing more.
+        let _ = self.tx.send(Message::Batch(samples.to_vec()));
+        match &mut self.inner {
+            Some(inner) => inner.batch(samples),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<W: Write + Send + 'static> FrameRecorder<W> {
+    /// Starts the recorder on `nes` now (call it where the profile's
+    /// window starts: power-on, a frame's end, or mid-frame at a label),
+    /// attaching the engines' event log when `setup.exact`.
+    pub fn start(nes: &mut Nes, setup: Setup<W>) -> FrameRecorder<W> {
+        if setup.exact {
+            nes.record_events();
+        }
+        let start = nes.stamp();
+        let shared = Arc::new(RwLock::new(setup.routines.clone()));
+        let seen = shared.clone();
+        let nmi = setup.nmi_handler;
+        let classifier = Classifier::new(
+            move |pc| seen.read().routine_of(pc),
+            move |entry| entry == nmi,
+            WaitLoops::from_prg(setup.prg),
+        );
+        let sampled = SampledProfile::new(classifier, start.cycle);
+        let exact = setup.exact.then(|| {
+            let mut p = FrameProfile::new(setup.routines.clone(), start, setup.how);
+            if setup.how != Start::PowerOn {
+                let mut page = [0u8; 256];
+                for (i, b) in page.iter_mut().enumerate() {
+                    *b = nes.peek(0x0100 + i as u16);
+                }
+                let sp = nes.cpu_state().s;
+                // A return address on the stack is a JSR's last byte: its
+                // operand is the two bytes before.
+                let mut target = |ret: u16| {
+                    let at = ret.wrapping_sub(2);
+                    (nes.peek(at) == 0x20).then(|| {
+                        let to = u16::from_le_bytes([
+                            nes.peek(at.wrapping_add(1)),
+                            nes.peek(at.wrapping_add(2)),
+                        ]);
+                        nes.code_address(to)
+                    })
+                };
+                p.seed_stack(&page, sp, &mut target);
+            }
+            p
+        });
+        let columns = Columns {
+            exact: setup.exact,
+            sampled: true,
+        };
+        let state = State {
+            exact,
+            sampled,
+            shared,
+            known_entries: 0,
+            previous: start,
+            early: VecDeque::new(),
+            waiting: VecDeque::new(),
+            last_batch_start: 0,
+            columns,
+            out: setup.frames_csv,
+            error: None,
+            chart: FrameChart::default(),
+            work: FrameHistogram::new(),
+            frames: 0,
+            lag_frames: 0,
+            cycles: 0,
+        };
+        let (tx, rx) = unbounded::<Message>();
+        let (give, give_back) = bounded::<Vec<FlowEvent>>(8);
+        let thread = std::thread::Builder::new()
+            .name("nesprof-frames".into())
+            .spawn(move || state.run(rx, give))
+            .expect("spawn the frame-profile thread");
+        FrameRecorder {
+            tx: Some(tx),
+            give_back,
+            exact: setup.exact,
+            thread: Some(thread),
+        }
+    }
+
+    /// The sink to give the feeder: every batch reaches the recorder, and
+    /// `inner` too.
+    pub fn tee(&self, inner: Option<Box<dyn BatchSink>>) -> BatchTee {
+        BatchTee {
+            inner,
+            tx: self.tx.clone().expect("recorder running"),
+        }
+    }
+
+    /// After each frame (`frame` is the one that just ended).
+    pub fn end_frame(&mut self, nes: &mut Nes, frame: u64) {
+        let Some(tx) = &self.tx else { return };
+        let mut events = self.give_back.try_recv().unwrap_or_default();
+        if self.exact {
+            nes.drain_events(&mut events);
+        }
+        // Bounded: wait for the accounting rather than let frames pile up.
+        while tx.len() > FRAMES_IN_FLIGHT {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let _ = tx.send(Message::Frame {
+            frame,
+            end: nes.stamp(),
+            events,
+        });
+    }
+
+    /// Ends the recording: the last frames are estimated with what came,
+    /// and the results handed back with `frames.csv`'s writer, flushed.
+    /// Call it after the feeder finished and the [`BatchTee`] is dropped
+    /// (so that every batch has come, and the channel closes).
+    pub fn finish(mut self, nes: &mut Nes) -> (Outcome, W) {
+        if self.exact {
+            let _ = nes.take_events();
+        }
+        drop(self.tx.take());
+        self.thread
+            .take()
+            .expect("recorder running")
+            .join()
+            .expect("the frame-profile thread panicked")
+    }
+}
+
+struct State<W> {
+    exact: Option<FrameProfile>,
+    sampled: SampledProfile,
+    /// The sampled side's view of the routines: the exact side's entries
+    /// as it learns them, and the calls the batches show.
+    shared: Arc<RwLock<Routines>>,
+    known_entries: usize,
+    previous: Stamp,
+    /// Batches that came before the exact side reached their frame.
+    early: VecDeque<Vec<Sample>>,
+    /// Rows waiting for their sampled estimate, and where their frames end.
+    waiting: VecDeque<(FrameRow, u64)>,
+    last_batch_start: u64,
+    columns: Columns,
+    out: W,
+    error: Option<std::io::Error>,
+    chart: FrameChart,
+    work: FrameHistogram,
+    frames: u64,
+    lag_frames: u64,
+    cycles: u64,
+}
+
+impl<W: Write> State<W> {
+    fn run(mut self, rx: Receiver<Message>, give_back: Sender<Vec<FlowEvent>>) -> (Outcome, W) {
+        self.write_line(csv::frames_header(self.columns));
+        for message in rx {
+            match message {
+                Message::Frame { frame, end, events } => {
+                    self.frame(frame, end, &events);
+                    let _ = give_back.try_send(events);
+                }
+                Message::Batch(batch) => self.batch_arrived(batch),
+            }
+        }
+        self.finish()
+    }
+
+    fn frame(&mut self, frame: u64, end: Stamp, events: &[FlowEvent]) {
+        let row = match &mut self.exact {
+            Some(p) => {
+                let row = p.frame(frame, events, end);
+                let n = p.routines().entries().count();
+                if n != self.known_entries {
+                    self.known_entries = n;
+                    let mut shared = self.shared.write();
+                    for entry in p.routines().entries() {
+                        shared.add_entry(entry);
+                    }
+                }
+                row
+            }
+            None => FrameRow {
+                frame,
+                cycles: end.cycle.saturating_sub(self.previous.cycle),
+                lag: end.controller_reads == self.previous.controller_reads,
+                exact: None,
+                sampled: None,
+            },
+        };
+        self.previous = end;
+        self.waiting.push_back((row, end.cycle));
+        self.release_batches(end.cycle, false);
+        self.flush(false);
+    }
+
+    /// A batch from the feeder. With the exact side, it waits until the
+    /// frame it starts in has been accounted for, so that the routines the
+    /// sampled side knows when it reads the batch are those the exact side
+    /// learned up to that frame's end: the same for every run, however the
+    /// two threads' messages interleave.
+    fn batch_arrived(&mut self, batch: Vec<Sample>) {
+        let Some(first) = batch.first() else { return };
+        if self.exact.is_some() && first.cycle >= self.previous.cycle {
+            self.early.push_back(batch);
+            return;
+        }
+        self.batch(&batch);
+    }
+
+    /// The batches waiting for frames accounted for up to `end`.
+    fn release_batches(&mut self, end: u64, all: bool) {
+        while let Some(b) = self.early.front() {
+            if !all && b.first().is_some_and(|s| s.cycle >= end) {
+                break;
+            }
+            let b = self.early.pop_front().expect("a waiting batch");
+            self.batch(&b);
+        }
+    }
+
+    fn batch(&mut self, batch: &[Sample]) {
+        let Some(first) = batch.first() else { return };
+        if self.exact.is_none() {
+            // Without the exact side, the routines are the calls seen.
+            let mut shared = None;
+            for s in batch {
+                if matches!(s.flow, gfc::Flow::Call | gfc::Flow::Interrupt) {
+                    let entry = if s.flow == gfc::Flow::Interrupt {
+                        s.pc
+                    } else {
+                        s.next_pc
+                    };
+                    let routines = shared.get_or_insert_with(|| self.shared.write());
+                    if !routines.is_entry(entry) {
+                        routines.add_entry(entry);
+                    }
+                }
+            }
+        }
+        self.sampled.add_batch(batch);
+        self.last_batch_start = first.cycle;
+        self.flush(false);
+    }
+
+    /// Writes the rows whose estimates are final (all of them, at the end).
+    fn flush(&mut self, all: bool) {
+        while let Some((_, end)) = self.waiting.front() {
+            if !all && self.last_batch_start < *end {
+                break;
+            }
+            let (mut row, end) = self.waiting.pop_front().expect("a waiting row");
+            let estimate = self.sampled.end_frame(row.frame, end);
+            row.sampled = Some(sampled_frame(&estimate));
+            self.write_row(&row);
+        }
+    }
+
+    fn write_row(&mut self, row: &FrameRow) {
+        self.frames += 1;
+        self.cycles += row.cycles;
+        self.lag_frames += row.lag as u64;
+        let work = match (&row.exact, &row.sampled) {
+            (Some(e), _) => e.work(),
+            (None, Some(s)) => (s.busy.value + s.nmi.value + s.irq.value).round() as u64,
+            (None, None) => row.cycles,
+        };
+        self.work.add(work);
+        self.chart.push(row);
+        let line = {
+            let shared = self.shared.read();
+            let name = |entry: u32| match &self.exact {
+                Some(p) => p.routines().name(entry),
+                None => shared.name(entry),
+            };
+            csv::frames_line(row, self.columns, &name)
+        };
+        self.write_line(line);
+    }
+
+    fn write_line(&mut self, line: String) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self
+            .out
+            .write_all(line.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"))
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(mut self) -> (Outcome, W) {
+        self.release_batches(u64::MAX, true);
+        self.flush(true);
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e);
+            }
+        }
+        let end = self.previous.cycle;
+        let sampled = self.sampled.estimates(end);
+        let names = match &self.exact {
+            Some(p) => p.routines().clone(),
+            None => self.shared.read().clone(),
+        };
+        let sampled_rows = sampled_routines(&sampled, &names);
+        let exact = self.exact.map(FrameProfile::finish);
+        let exact_rows = exact.as_ref().map(Profile::routine_rows).unwrap_or_default();
+        let outcome = Outcome {
+            routines: rows::join_routines(exact_rows, sampled_rows),
+            exact,
+            sampled,
+            frames: self.frames,
+            chart: self.chart,
+            work_per_frame: self.work,
+            lag_frames: self.lag_frames,
+            cycles: self.cycles,
+            error: self.error,
+            names,
+        };
+        (outcome, self.out)
+    }
+}
+
+fn estimate(c: Cycles) -> Estimate {
+    Estimate {
+        value: c.value,
+        low: c.low,
+        high: c.high,
+    }
+}
+
+fn sampled_frame(e: &FrameEstimate) -> SampledFrame {
+    SampledFrame {
+        batches: e.batches,
+        busy: estimate(e.classes.busy),
+        idle: estimate(e.classes.idle),
+        nmi: estimate(e.classes.nmi),
+        irq: estimate(e.classes.irq),
+        dma: estimate(e.classes.dma),
+        top_routine: e.top_routine,
+    }
+}
+
+/// The sampled side's routine rows.
+fn sampled_routines(e: &Estimates, names: &Routines) -> Vec<RoutineRow> {
+    e.routines
+        .iter()
+        .map(|r| RoutineRow {
+            entry: r.routine,
+            name: match r.routine {
+                Some(entry) => names.name(entry),
+                None => "(no routine)".into(),
+            },
+            source: r.routine.and_then(|entry| names.source(entry).map(str::to_owned)),
+            exact: None,
+            sampled: Some(SampledRoutine {
+                pct_of_busy: Estimate {
+                    value: r.share_of_work.value * 100.0,
+                    low: r.share_of_work.low * 100.0,
+                    high: r.share_of_work.high * 100.0,
+                },
+                cycles: estimate(r.cycles),
+                batches: r.batches,
+            }),
+        })
+        .collect()
+}
