@@ -132,7 +132,11 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             nes.record_events();
         }
         let start = nes.stamp();
-        let shared = Arc::new(RwLock::new(setup.routines.clone()));
+        let mut sampled_routines = setup.routines.clone();
+        if !setup.exact {
+            static_calls(nes, &setup.prg, &mut sampled_routines);
+        }
+        let shared = Arc::new(RwLock::new(sampled_routines));
         let seen = shared.clone();
         let nmi = setup.nmi_handler;
         let classifier = Classifier::new(
@@ -339,19 +343,27 @@ impl<W: Write> State<W> {
     fn batch(&mut self, batch: &[Sample]) {
         let Some(first) = batch.first() else { return };
         if self.exact.is_none() {
-            // Without the exact side, the routines are the calls seen.
-            let mut shared = None;
+            // Without the exact side, the routines are the entries the
+            // samples show, by the exact side's rules: calls, interrupt
+            // handlers, `JMP (indirect)` targets and the targets of an
+            // `RTS` that returns to no `JSR` (the RTS trick).
+            let mut shared = self.shared.write();
             for s in batch {
-                if matches!(s.flow, gfc::Flow::Call | gfc::Flow::Interrupt) {
-                    let entry = if s.flow == gfc::Flow::Interrupt {
-                        s.pc
-                    } else {
-                        s.next_pc
-                    };
-                    let routines = shared.get_or_insert_with(|| self.shared.write());
-                    if !routines.is_entry(entry) {
-                        routines.add_entry(entry);
+                let entry = match s.flow {
+                    gfc::Flow::Call => Some(s.next_pc),
+                    gfc::Flow::Interrupt => Some(s.pc),
+                    gfc::Flow::Jump if shared.is_indirect_jump(s.pc) => Some(s.next_pc),
+                    gfc::Flow::Return => {
+                        let jsr = (s.next_pc & 0xFFFF >= 3)
+                            .then(|| shared.prg_byte(s.next_pc - 3))
+                            .flatten();
+                        // Unknown bytes (code in RAM): not a dispatch.
+                        (jsr.is_some_and(|b| b != 0x20)).then_some(s.next_pc)
                     }
+                    _ => None,
+                };
+                if let Some(entry) = entry.filter(|&e| !shared.is_entry(e)) {
+                    shared.add_entry(entry);
                 }
             }
         }
@@ -484,4 +496,30 @@ fn sampled_routines(e: &Estimates, names: &Routines) -> Vec<RoutineRow> {
             }),
         })
         .collect()
+}
+
+/// Without the exact side, the samples show a routine's entry only when a
+/// batch holds the call to it, which a routine called once a frame rarely
+/// gets. So the `JSR abs` instructions in PRG ROM are read beforehand and
+/// their targets taken as entries: every `$20` byte followed by an address
+/// in $8000-$FFFF, mapped as the banks are now. Data bytes can look like
+/// one; with symbol files only targets that carry a label are taken, which
+/// leaves out nearly all of those.
+fn static_calls(nes: &mut Nes, prg: &[u8], routines: &mut Routines) {
+    let labels = !routines.entries().all(|e| !routines.is_labelled(e)) || routines.has_scopes();
+    let mut targets = std::collections::BTreeSet::new();
+    for w in prg.windows(3) {
+        if w[0] == 0x20 {
+            let to = u16::from_le_bytes([w[1], w[2]]);
+            if to >= 0x8000 {
+                targets.insert(to);
+            }
+        }
+    }
+    for to in targets {
+        let code = nes.code_address(to);
+        if !labels || routines.is_labelled(code) {
+            routines.add_entry(code);
+        }
+    }
 }

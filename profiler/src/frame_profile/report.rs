@@ -30,6 +30,19 @@ fn pct(x: f64, of: f64) -> f64 {
     }
 }
 
+/// A routine's name cut for a text table's cell.
+fn short(name: &str) -> String {
+    cut(name, 32)
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        text.chars().take(max - 1).chain(['…']).collect()
+    }
+}
+
 fn interval(e: &Estimate) -> String {
     format!("{:.1} [{:.1}, {:.1}]", e.value, e.low, e.high)
 }
@@ -168,7 +181,7 @@ pub fn text(outcome: &Outcome) -> String {
         let list: Vec<String> = places
             .iter()
             .take(3)
-            .map(|(p, n)| format!("{p} ({:.0} %)", pct(*n as f64, total as f64)))
+            .map(|(p, n)| format!("{} ({:.0} %)", short(p), pct(*n as f64, total as f64)))
             .collect();
         let _ = writeln!(
             out,
@@ -188,7 +201,7 @@ pub fn text(outcome: &Outcome) -> String {
                 let tops: Vec<String> = wf
                     .top_inclusive
                     .iter()
-                    .map(|&(r, c)| format!("{} {c}", p.routines.name(r)))
+                    .map(|&(r, c)| format!("{} {c}", short(&p.routines.name(r))))
                     .collect();
                 let _ = writeln!(
                     out,
@@ -236,12 +249,12 @@ fn routine_table(rows: &[RoutineRow], limit: usize, exact: bool) -> String {
         );
     }
     for r in rows.iter().take(limit) {
-        let name: String = r.name.chars().take(32).collect();
+        let name = short(&r.name);
         let sampled = r
             .sampled
             .map(|s| interval(&s.pct_of_busy))
             .unwrap_or_default();
-        let source = r.source.as_deref().unwrap_or("");
+        let source = cut(r.source.as_deref().unwrap_or(""), 80);
         match (&r.exact, exact) {
             (Some(e), true) => {
                 let per_call = e.per_call.map(|p| (format!("{:.0}", p.avg), p.max.to_string()));

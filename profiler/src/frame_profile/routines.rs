@@ -264,6 +264,13 @@ impl Routines {
         self.enter(code);
     }
 
+    /// Whether the symbol files name code address `code`.
+    pub fn is_labelled(&self, code: u32) -> bool {
+        self.symbols
+            .as_deref()
+            .is_some_and(|s| s.name_at(code).is_some())
+    }
+
     /// Every known entry, in code-address order.
     pub fn entries(&self) -> impl Iterator<Item = u32> + '_ {
         let mut all: Vec<u32> = self
@@ -280,15 +287,19 @@ impl Routines {
     /// Whether the instruction at code address `pc` is `JMP (indirect)`
     /// (false when the code is not known: RAM, or no PRG given).
     pub fn is_indirect_jump(&self, pc: u32) -> bool {
-        let Some(prg) = self.prg.as_deref() else {
-            return false;
-        };
-        let offset = match code_addr::prg_offset(pc) {
+        self.prg_byte(pc) == Some(0x6C)
+    }
+
+    /// The PRG ROM byte at code address `code` (`None` for code outside
+    /// PRG ROM, or without the PRG given).
+    pub fn prg_byte(&self, code: u32) -> Option<u8> {
+        let prg = self.prg.as_deref()?;
+        let offset = match code_addr::prg_offset(code) {
             Some(offset) => offset,
-            None if pc >= 0x8000 && !prg.is_empty() => (pc as usize - 0x8000) % prg.len(),
-            None => return false,
+            None if code >= 0x8000 && !prg.is_empty() => (code as usize - 0x8000) % prg.len(),
+            None => return None,
         };
-        prg.get(offset) == Some(&0x6C)
+        prg.get(offset).copied()
     }
 
     /// How the routine entered at `entry` is named: its scope's name, else
