@@ -168,11 +168,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         atomic::check(path)?;
     }
     // After the output checks: a run refused for an output says only that.
-    let symbols = symbol_files::load(
-        &args.symbols,
-        Some(&args.rom),
-        nes.cartridge().prg_rom.len(),
-    )?;
+    let symbols = symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?;
     if args.cdl.is_some() {
         nes.record_accesses();
     }

@@ -353,8 +353,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     };
     let scale = args.scale as usize;
     let symbols = if args.overlay {
-        let prg_len = nes.cartridge().prg_rom.len();
-        crate::symbol_files::load(&args.symbols, Some(&args.rom), prg_len)?
+        crate::symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?
     } else {
         None
     };

@@ -98,7 +98,63 @@ fn number(value: &str, key: &str, line: usize) -> Result<u32, LineError> {
     parsed.map_err(|_| LineError::new(line, format!("bad number in {key}: {value:?}")))
 }
 
-pub(crate) fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError> {
+/// What a debug file says about the file ld65 wrote, for checking that it
+/// is the ROM it is applied to (`fit.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The output files' names (`oname`, without directories), distinct.
+    pub outputs: Vec<String>,
+    /// End of the PRG ROM its $8000-$FFFF segments fill (header excluded).
+    pub prg_end: Option<u32>,
+    /// The same for the segments that end at $FFFF (the vectors): a ROM
+    /// built from this file has exactly this much PRG ROM.
+    pub vectors_end: Option<u32>,
+    /// End of the last byte written to the output (header included).
+    pub file_end: u32,
+}
+
+impl Layout {
+    fn of(segs: &HashMap<u32, Seg>) -> Layout {
+        let mut layout = Layout::default();
+        let mut segs: Vec<&Seg> = segs.values().collect();
+        segs.sort_by_key(|s| s.start);
+        for seg in segs {
+            let Some((oname, ooffs)) = &seg.output else {
+                continue;
+            };
+            let name = oname.rsplit(['/', '\\']).next().unwrap_or(oname).to_owned();
+            if !layout.outputs.contains(&name) {
+                layout.outputs.push(name);
+            }
+            let end = ooffs + seg.size;
+            layout.file_end = layout.file_end.max(end);
+            if seg.start >= 0x8000 && seg.size > 0 {
+                let header = if oname.to_ascii_lowercase().ends_with(".nes") {
+                    INES_HEADER as u32
+                } else {
+                    0
+                };
+                let prg_end = end.saturating_sub(header);
+                layout.prg_end = layout.prg_end.max(Some(prg_end));
+                if seg.start + seg.size == 0x10000 {
+                    layout.vectors_end = layout.vectors_end.max(Some(prg_end));
+                }
+            }
+        }
+        layout
+    }
+}
+
+#[cfg(test)]
+fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError> {
+    parse_with_layout(text, prg_len).map(|(labels, _)| labels)
+}
+
+/// The labels, and what the file says of the output it describes.
+pub(crate) fn parse_with_layout(
+    text: &str,
+    prg_len: usize,
+) -> Result<(Vec<Label>, Layout), LineError> {
     let mut version_seen = false;
     let mut segs: HashMap<u32, Seg> = HashMap::new();
     let mut scopes: HashMap<u32, Scope> = HashMap::new();
@@ -263,7 +319,7 @@ pub(crate) fn parse(text: &str, prg_len: usize) -> Result<Vec<Label>, LineError>
             local: sym.parent.is_some(),
         });
     }
-    Ok(labels)
+    Ok((labels, Layout::of(&segs)))
 }
 
 /// Where a label at run address `val` in `seg` is, and the end of its
@@ -360,6 +416,17 @@ line\tid=0,file=0,line=3,span=0\n";
         for gone in ["BTN_A", "__RAMCODE_RUN__", "tiles"] {
             assert!(labels.iter().all(|l| l.name != gone), "{gone} kept");
         }
+    }
+
+    #[test]
+    fn the_layout_says_what_file_was_written() {
+        let (_, layout) = parse_with_layout(SMALL, 0x8000).unwrap();
+        assert_eq!(layout.outputs, ["p.nes"]);
+        // CODE ends at $100 of PRG ROM, BANK1 ($C000-$FFFF) at 32 KiB.
+        assert_eq!(layout.prg_end, Some(0x8000));
+        assert_eq!(layout.vectors_end, Some(0x8000));
+        // CHARS: 8 KiB after the header and the PRG ROM.
+        assert_eq!(layout.file_end, 16 + 0x8000 + 0x2000);
     }
 
     #[test]

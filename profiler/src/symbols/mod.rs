@@ -30,10 +30,12 @@
 //! take precedence and a table built from the same files is always the same.
 
 mod dbg;
+mod fit;
 mod location;
 mod mlb;
 mod nl;
 
+pub use fit::RomShape;
 pub use location::{Label, Location, Region};
 
 use std::collections::btree_map::Entry as MapEntry;
@@ -57,6 +59,9 @@ pub enum SymbolError {
         line: usize,
         problem: String,
     },
+    /// A file that cannot be the ROM's (`fit.rs`).
+    #[error("{path}: {problem}")]
+    Mismatch { path: PathBuf, problem: String },
     #[error(
         "{path}: unknown symbol file type; nesprof reads ld65 debug files (.dbg), \
          FCEUX name lists (.nl) and Mesen label files (.mlb)"
@@ -83,6 +88,10 @@ pub struct Hit<'a> {
 pub struct Symbols {
     prg_len: usize,
     entries: BTreeMap<Location, Entry>,
+    /// The ROM the files are checked against (`Symbols::for_rom`).
+    rom: Option<RomShape>,
+    /// One line per file that may not be the ROM's (`fit.rs`).
+    notices: Vec<String>,
 }
 
 /// Largest symbol file read: an ld65 debug file of a 4 MiB program with
@@ -103,7 +112,26 @@ impl Symbols {
         Symbols {
             prg_len,
             entries: BTreeMap::new(),
+            rom: None,
+            notices: Vec::new(),
         }
+    }
+
+    /// An empty table for the ROM `rom`: the files loaded into it are
+    /// checked against it (`fit.rs`): one that cannot map onto it is
+    /// refused, one that may be another game's leaves a notice.
+    pub fn for_rom(rom: RomShape) -> Symbols {
+        Symbols {
+            rom: Some(rom.clone()),
+            ..Symbols::new(rom.prg_len)
+        }
+    }
+
+    /// The lines, one per file, saying that a file loaded may not be the
+    /// ROM's (`warning: ...`, or `note: ...` when only the names differ);
+    /// taken, so each is said once.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -145,16 +173,47 @@ impl Symbols {
         text: &str,
         path: &Path,
     ) -> Result<usize, SymbolError> {
-        let parsed = match format {
-            Format::Dbg => dbg::parse(text, self.prg_len),
-            Format::Nl => nl::parse(text, nl::file_kind(path), self.prg_len),
-            Format::Mlb => mlb::parse(text, self.prg_len),
-        };
-        let labels = parsed.map_err(|e| SymbolError::Parse {
+        let bad = |e: location::LineError| SymbolError::Parse {
             path: path.to_owned(),
             line: e.line,
             problem: e.problem,
-        })?;
+        };
+        let rom = self.rom.as_ref();
+        let (labels, fit) = match format {
+            Format::Dbg => {
+                let (labels, layout) = dbg::parse_with_layout(text, self.prg_len).map_err(bad)?;
+                let fit = rom.map(|r| fit::dbg(&labels, &layout, r));
+                (labels, fit)
+            }
+            Format::Nl => {
+                let labels = nl::parse(text, nl::file_kind(path), self.prg_len).map_err(bad)?;
+                let fit = rom.map(|r| fit::other(&labels, nl::rom_name(path), r));
+                (labels, fit)
+            }
+            Format::Mlb => {
+                let labels = mlb::parse(text, self.prg_len).map_err(bad)?;
+                let fit = rom.map(|r| fit::other(&labels, None, r));
+                (labels, fit)
+            }
+        };
+        let rom_name = rom.map(|r| r.file_name.clone()).unwrap_or_default();
+        match fit {
+            Some(fit::Fit::Refuse(problem)) => {
+                return Err(SymbolError::Mismatch {
+                    path: path.to_owned(),
+                    problem,
+                })
+            }
+            Some(fit::Fit::Warn(why)) => self.notices.push(format!(
+                "warning: {}: may not be {rom_name}'s, its labels may name the wrong code: {why}",
+                path.display()
+            )),
+            Some(fit::Fit::Note(hint)) => self.notices.push(format!(
+                "note: {}: {hint}, not {rom_name}; if that is another game, its labels name the wrong code",
+                path.display()
+            )),
+            Some(fit::Fit::Fits) | None => {}
+        }
         Ok(self.add_all(labels))
     }
 
@@ -168,7 +227,13 @@ impl Symbols {
         rom_path: &Path,
         prg_len: usize,
     ) -> Result<(Symbols, Vec<PathBuf>), SymbolError> {
-        let mut symbols = Symbols::new(prg_len);
+        Symbols::new(prg_len).discover_beside(rom_path)
+    }
+
+    /// As [`Symbols::discover`], into this table (and so checked against its
+    /// ROM, [`Symbols::for_rom`]).
+    pub fn discover_beside(self, rom_path: &Path) -> Result<(Symbols, Vec<PathBuf>), SymbolError> {
+        let mut symbols = self;
         let mut read = Vec::new();
         for path in discover_paths(rom_path) {
             symbols.load(&path)?;
