@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use profiler::symbols::Symbols;
+use profiler::symbols::{RomShape, Symbols};
 
 use crate::error::BadInput;
 use crate::notice;
@@ -35,23 +35,45 @@ impl SymbolArgs {
     }
 }
 
-/// The symbols for a ROM of `prg_len` bytes of PRG ROM at `rom` (if known):
-/// the files given, else the ones found beside it. Says on stderr what it
-/// read. `None` when there are no labels.
+/// PRG ROM size assumed when no ROM is at hand (`cfg build/dot` without
+/// `--rom`): banked code addresses carry their PRG offset, so only a 16 KiB
+/// program, whose $C000 mirrors $8000, would need the real size.
+pub const UNBANKED_PRG: usize = 0x8000;
+
+/// What the files are checked against: the ROM's file name, sizes and
+/// vectors (`profiler::symbols::RomShape`).
+pub fn rom_shape(rom: &Path, cart: &emu::Cartridge) -> RomShape {
+    let chr_rom = if cart.chr_writable { 0 } else { cart.chr.len() };
+    let name = rom
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    RomShape::new(&name, &cart.prg_rom, chr_rom, cart.header.trainer)
+}
+
+/// The symbols for the ROM at `rom`, loaded as `cart`: the files given,
+/// else the ones found beside it, checked against it (a file that cannot
+/// map onto it is refused, one that may be another game's leaves a line on
+/// stderr). Without a ROM, the files given, unchecked, for an unbanked
+/// program. Says on stderr what it read. `None` when there are no labels.
 pub fn load(
     args: &SymbolArgs,
-    rom: Option<&Path>,
-    prg_len: usize,
+    rom: Option<(&Path, &emu::Cartridge)>,
 ) -> anyhow::Result<Option<Symbols>> {
     if args.off() {
         return Ok(None);
     }
+    let empty = || match rom {
+        Some((path, cart)) => Symbols::for_rom(rom_shape(path, cart)),
+        None => Symbols::new(UNBANKED_PRG),
+    };
     if args.files.is_empty() {
-        let Some(rom) = rom else {
+        let Some((path, _)) = rom else {
             return Ok(None);
         };
-        return Ok(match Symbols::discover(rom, prg_len) {
-            Ok((symbols, read)) if !symbols.is_empty() => {
+        return Ok(match empty().discover_beside(path) {
+            Ok((mut symbols, read)) if !symbols.is_empty() => {
+                tell(&mut symbols);
                 say(&read, symbols.len());
                 Some(symbols)
             }
@@ -62,14 +84,22 @@ pub fn load(
             }
         });
     }
-    let mut symbols = Symbols::new(prg_len);
+    let mut symbols = empty();
     for path in &args.files {
         symbols
             .load(path)
             .map_err(|e| BadInput(format!("--symbols: {e}")))?;
     }
+    tell(&mut symbols);
     say(&args.files, symbols.len());
     Ok((!symbols.is_empty()).then_some(symbols))
+}
+
+/// The one-line warnings and notes of files that may be another game's.
+fn tell(symbols: &mut Symbols) {
+    for line in symbols.take_notices() {
+        eprintln!("{line}");
+    }
 }
 
 fn say(files: &[PathBuf], labels: usize) {

@@ -10,7 +10,9 @@
 //!   trigger.) The window is captured with
 //!   ImageMagick's `import` twice: the panel must show edges (arc pixels in
 //!   the graph area away from the node column) and its text must change
-//!   between the captures; then O (pressed with xdotool) must hide the graph.
+//!   between the captures; then O (pressed with xdotool) must shrink the
+//!   window to the game alone (issue 43: it used to blank the panel and keep
+//!   its room), and O again grow it back with the graph drawn.
 //!   Needs Xvfb, xdotool and ImageMagick (`scripts/test.sh` installs them).
 //! - Headless: `--headless --frames N --screenshot F.png` writes the same
 //!   window image (game + panel) and a summary line.
@@ -21,10 +23,11 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::panel::{nesprof, repo, temp_dir, Image, BG, SCALE, TEXT_DIM};
+use common::panel::{nesprof, repo, rgb, temp_dir, Image, BG, SCALE, TEXT_DIM};
 use common::tools::require;
-use common::x11::{capture, play_in_window, start_xvfb, wait_with_stderr, xdotool};
+use common::x11::{capture, find_window, play_in_window, start_xvfb, wait_with_stderr, xdotool};
 
+use nesprof::play::overlay::colors;
 use nesprof::play::overlay::panel::Layout;
 
 /// Panel-relative rectangles of the window image at [`SCALE`].
@@ -84,6 +87,38 @@ fn capture_image(display: &str, window: &str, path: &Path) -> Image {
     Image::read(path)
 }
 
+/// Presses and releases `key` in `window`.
+fn press(display: &str, window: &str, key: &str) {
+    for args in [
+        &["windowfocus", window][..],
+        &["keydown", "--window", window, key],
+    ] {
+        assert!(xdotool(display, args), "xdotool {args:?} failed");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // The window is gone by now (O replaces it), and the key is really down
+    // (xdotool presses keys in the focused window through XTEST): released
+    // the same way, or it would auto-repeat.
+    assert!(xdotool(display, &["keyup", key]), "xdotool keyup failed");
+}
+
+/// The size of `window` as X sees it.
+fn window_size(display: &str, window: &str) -> (usize, usize) {
+    let out = std::process::Command::new("xdotool")
+        .args(["getwindowgeometry", "--shell", window])
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |name: &str| -> usize {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in `{text}`"))
+    };
+    (field("WIDTH"), field("HEIGHT"))
+}
+
 #[test]
 fn overlay_in_a_window_shows_edges_and_live_text() {
     require(&["Xvfb", "xdotool", "import"]);
@@ -102,14 +137,14 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
             "emulated",
             "--mute",
             "--frames",
-            "600",
+            "900",
             "--scale",
             &SCALE.to_string(),
         ],
     );
     let panel = Panel::new();
 
-    // 600 frames are 10 s at 60 Hz: look at about 3 s and 6 s in.
+    // 900 frames are 15 s at 60 Hz: look at about 3 s and 6 s in.
     std::thread::sleep(Duration::from_secs(3));
     let first = capture_image(&display, &window, &dir.join("first.png"));
     std::thread::sleep(Duration::from_secs(3));
@@ -143,25 +178,42 @@ fn overlay_in_a_window_shows_edges_and_live_text() {
         "the panel's text did not change in 3 s ({text_changed} pixels)"
     );
 
-    // O hides the panel's graph.
-    assert!(
-        xdotool(&display, &["windowfocus", &window]),
-        "xdotool failed"
+    // O: the window shrinks to the game alone (a new window of that size
+    // takes the old one's place)...
+    press(&display, &window, "o");
+    // O counts again 800 ms after it is up in the new window.
+    std::thread::sleep(Duration::from_millis(1200));
+    let window = find_window(&display, &mut player);
+    let game_only = (256 * SCALE, 240 * SCALE);
+    assert_eq!(
+        window_size(&display, &window),
+        game_only,
+        "O did not shrink the window"
     );
-    assert!(
-        xdotool(&display, &["keydown", "--window", &window, "o"]),
-        "xdotool failed"
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        xdotool(&display, &["keyup", "--window", &window, "o"]),
-        "xdotool failed"
-    );
-    std::thread::sleep(Duration::from_millis(500));
     let hidden = capture_image(&display, &window, &dir.join("hidden.png"));
-    let arcs_hidden = panel.arc_pixels(&hidden);
-    println!("after O: {arcs_hidden} arc pixels");
-    assert!(arcs_hidden < arcs_second / 10, "O did not hide the graph");
+    assert_eq!((hidden.w, hidden.h), game_only);
+    let game_lit = (0..240 * SCALE)
+        .flat_map(|y| (0..256 * SCALE).map(move |x| (x, y)))
+        .filter(|&(x, y)| hidden.at(x, y) != [0, 0, 0])
+        .count();
+    assert!(game_lit > 10_000, "the game is not in the shrunk window");
+    // ...and O again grows it back, the graph drawn.
+    press(&display, &window, "o");
+    // O counts again 800 ms after it is up in the new window.
+    std::thread::sleep(Duration::from_millis(1200));
+    let window = find_window(&display, &mut player);
+    assert_eq!(
+        window_size(&display, &window),
+        panel.size(),
+        "O did not grow the window back"
+    );
+    let shown = capture_image(&display, &window, &dir.join("shown.png"));
+    let arcs_shown = panel.arc_pixels(&shown);
+    println!("after O, O: {arcs_shown} arc pixels");
+    assert!(
+        arcs_shown > 300,
+        "the graph is not back ({arcs_shown} arc pixels)"
+    );
 
     let (status, stderr) = wait_with_stderr(&mut player);
     assert!(status.success(), "play failed: {status}");
@@ -268,6 +320,95 @@ fn headless_screenshot_has_game_and_panel() {
     assert!(out.status.success());
     let img = Image::read(&plain);
     assert_eq!((img.w, img.h), (512, 480));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The panel of `nesprof play fountain --overlay --headless` after 600
+/// frames with `extra` arguments.
+fn fountain_panel(dir: &Path, name: &str, extra: &[&str]) -> Image {
+    let shot = dir.join(name);
+    let rom = repo().join("roms-test/fountain.nes");
+    let movie = repo().join("movies/fountain.fm2");
+    let mut args = vec![
+        "play",
+        rom.to_str().unwrap(),
+        "--movie",
+        movie.to_str().unwrap(),
+        "--overlay",
+        "--headless",
+        "--frames",
+        "600",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = nesprof(&args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Image::read(&shot)
+}
+
+/// How many panel pixels of `(x, y, w, h)` satisfy `f`.
+fn count_in(img: &Image, (x, y, w, h): (i32, i32, i32, i32), f: impl Fn([u8; 3]) -> bool) -> usize {
+    (y..y + h)
+        .flat_map(|yy| (x..x + w).map(move |xx| (xx, yy)))
+        .filter(|&(xx, yy)| f(img.panel(xx, yy)))
+        .count()
+}
+
+/// Issue 43: with the trace builder the panel showed GFCGaussiano's legend
+/// (`count λ=5`) and an empty address strip, the PC's label was cut, and
+/// blocks without a label had no name at all.
+#[test]
+fn trace_builder_panel_has_its_own_legend_strip_and_names() {
+    let dir = temp_dir("overlay-trace-panel");
+    let l = Layout::new(SCALE);
+    let white = rgb(colors::THRESHOLD);
+    let pc = rgb(colors::PC);
+    let legend = (0, l.legend_y, l.width, l.line_height);
+    let strip = (l.strip_x, l.band_y, l.strip_w, l.band_h);
+    let empty = [BG, rgb(colors::STRIP_EMPTY)];
+    // The seventh status line: the PC's label, with symbols.
+    let label_line = (0, l.text_y + 6 * l.line_height, l.width, l.line_height);
+    // The graph's right quarter, where the hottest nodes are named.
+    let (gx, gy, gw, gh) = l.graph_rect();
+    let names = (gx + gw * 3 / 4, gy, gw / 4, gh);
+
+    let trace = fountain_panel(&dir, "trace.png", &[]);
+    let gfc = fountain_panel(&dir, "gfc.png", &["--builder", "gfc"]);
+    let bare = fountain_panel(&dir, "bare.png", &["--symbols", "none"]);
+
+    // λ (white tick and text) only on GFCGaussiano's legend.
+    let lambda = |img: &Image| count_in(img, legend, |p| p == white);
+    println!(
+        "legend λ pixels: trace {} gfc {}",
+        lambda(&trace),
+        lambda(&gfc)
+    );
+    assert_eq!(lambda(&trace), 0, "the trace builder's legend shows λ");
+    assert!(lambda(&gfc) > 20, "GFCGaussiano's legend lost λ");
+    // The strip shows the trace builder's blocks.
+    let lit = count_in(&trace, strip, |p| !empty.contains(&p));
+    println!("strip: {lit} lit pixels");
+    assert!(
+        lit > 50,
+        "the trace builder's strip is empty ({lit} pixels)"
+    );
+    // The PC's label on a line of its own with symbols, not without.
+    let label = |img: &Image| count_in(img, label_line, |p| p == pc);
+    println!(
+        "PC label pixels: {} / without symbols {}",
+        label(&trace),
+        label(&bare)
+    );
+    assert!(label(&trace) > 20 && label(&bare) == 0);
+    // Nodes are named without symbols too (by their address).
+    let named = count_in(&bare, names, |p| p == TEXT_DIM);
+    println!("node names without symbols: {named} pixels");
+    assert!(named > 100, "blocks with no label show no address");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -209,3 +209,107 @@ fn the_overlay_labels_the_pc_and_hot_nodes() {
     assert_ne!(labelled, plain, "labels changed nothing in the panel");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 43: another game's symbol file was applied silently, its names
+/// then labelling the wrong code. `profile tracker.nes --symbols F` with
+/// files that are not tracker's: a one-line notice when the file may be
+/// another game's, exit 2 when its labels cannot map onto the ROM.
+#[test]
+fn another_games_symbol_file_is_noticed_or_refused() {
+    let dir = temp_dir("mismatch");
+    let run = |name: &str, file: &Path| {
+        let args = [
+            "profile".to_string(),
+            repo("roms-test/tracker.nes"),
+            "--frames".into(),
+            "30".into(),
+            "--out".into(),
+            dir.join(name).display().to_string(),
+            "--symbols".into(),
+            file.display().to_string(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = nesprof(&args);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let notices = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("warning:") || l.starts_with("note:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let tracker_dbg = read(Path::new(&repo("roms-test/tracker.dbg")));
+
+    // Its own file: nothing to say.
+    let (code, stderr) = run("own", Path::new(&repo("roms-test/tracker.dbg")));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(notices(&stderr).is_empty(), "{stderr}");
+
+    // fountain's: the same board and the same reset code (roms-test/common),
+    // so only the name the .dbg gives its output tells.
+    let (code, stderr) = run("fountain", Path::new(&repo("roms-test/fountain.dbg")));
+    assert_eq!(code, Some(0), "{stderr}");
+    let said = notices(&stderr);
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].starts_with("note: ") && said[0].contains("fountain.dbg"),
+        "{said:?}"
+    );
+    assert!(
+        said[0].contains("written for fountain.nes, not tracker.nes"),
+        "{said:?}"
+    );
+
+    // A 16 KiB build (its vectors end the PRG ROM at 16 KiB): a warning.
+    let small = dir.join("small.dbg");
+    let vectors = "oname=\"tracker.nes\",ooffs=32778";
+    assert!(tracker_dbg.contains(vectors));
+    std::fs::write(
+        &small,
+        tracker_dbg.replace(vectors, "oname=\"tracker.nes\",ooffs=16394"),
+    )
+    .unwrap();
+    let (code, stderr) = run("small", &small);
+    assert_eq!(code, Some(0), "{stderr}");
+    let said = notices(&stderr);
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].starts_with("warning: ") && said[0].contains("small.dbg"),
+        "{said:?}"
+    );
+    assert!(
+        said[0].contains("its PRG ROM ends at 16 KiB (the vectors' segment), the ROM has 32 KiB"),
+        "{said:?}"
+    );
+
+    // A 128 KiB build whose code sits in its last bank: refused.
+    let big = dir.join("big.dbg");
+    let code_seg = "oname=\"tracker.nes\",ooffs=16\n";
+    assert!(tracker_dbg.contains(code_seg));
+    std::fs::write(
+        &big,
+        tracker_dbg.replace(code_seg, "oname=\"big.nes\",ooffs=114704\n"),
+    )
+    .unwrap();
+    // FCEUX's list for a bank tracker does not have, Mesen's PRG offset
+    // past its end: refused too.
+    let nl = dir.join("tracker.nes.5.nl");
+    std::fs::write(&nl, "$8000#far_away#\n").unwrap();
+    let mlb = dir.join("big.mlb");
+    std::fs::write(&mlb, "P:12000:far_away\n").unwrap();
+    for (name, file) in [("big", &big), ("nl", &nl), ("mlb", &mlb)] {
+        let (code, stderr) = run(name, file);
+        assert_eq!(code, Some(2), "{name}: {stderr}");
+        let lines: Vec<&str> = stderr.trim().lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(
+            lines[0].contains("past the ROM's 32 KiB of PRG ROM"),
+            "{name}: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

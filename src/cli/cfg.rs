@@ -139,33 +139,28 @@ fn read_record(path: &Path) -> anyhow::Result<CfgFile> {
     CfgFile::read(path).map_err(|e| BadInput(e.to_string()).into())
 }
 
-/// The symbols for a record: `--rom` gives the PRG size and the place to
-/// look for label files. Without it the program is taken for a 32 KiB one
-/// (banked code addresses carry their PRG offset, so only a 16 KiB
-/// program, whose $C000 mirrors $8000, needs it).
+/// The symbols for a record: `--rom` gives the PRG size, the place to look
+/// for label files and what to check them against. Without it the program
+/// is taken for an unbanked one (`symbol_files::UNBANKED_PRG`).
 fn record_symbols(
     args: &SymbolArgs,
     rom: Option<&Path>,
     record: &CfgFile,
 ) -> anyhow::Result<Option<profiler::symbols::Symbols>> {
-    const UNBANKED_PRG: usize = 0x8000;
-    let prg_len = match rom {
-        Some(path) => {
-            let bytes = crate::open::read_rom(path)?;
-            let cart = emu::Cartridge::from_bytes(&bytes)
-                .map_err(|p| BadInput(format!("{}: {p}", path.display())))?;
-            if format!("{:016x}", emu::hash::fnv1a64(&bytes)) != record.rom_hash {
-                notice::later(&format!(
-                    "warning: {} is not the ROM the record was made from ({})",
-                    path.display(),
-                    record.rom_name
-                ));
-            }
-            cart.prg_rom.len()
-        }
-        None => UNBANKED_PRG,
+    let Some(path) = rom else {
+        return symbol_files::load(args, None);
     };
-    symbol_files::load(args, rom, prg_len)
+    let bytes = crate::open::read_rom(path)?;
+    let cart = emu::Cartridge::from_bytes(&bytes)
+        .map_err(|p| BadInput(format!("{}: {p}", path.display())))?;
+    if format!("{:016x}", emu::hash::fnv1a64(&bytes)) != record.rom_hash {
+        notice::later(&format!(
+            "warning: {} is not the ROM the record was made from ({})",
+            path.display(),
+            record.rom_name
+        ));
+    }
+    symbol_files::load(args, Some((path, &cart)))
 }
 
 fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -213,11 +208,7 @@ fn record(args: RecordArgs) -> anyhow::Result<ExitCode> {
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    let symbols = symbol_files::load(
-        &args.symbols,
-        Some(&args.rom),
-        nes.cartridge().prg_rom.len(),
-    )?;
+    let symbols = symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?;
     let truth = profiler::truth::build(&counts);
     let h90 = gfc::h90(&truth);
     let disasm = profiler::report::disassemble(&truth, Some(&counts), &nes);

@@ -193,11 +193,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         atomic::check(path)?;
     }
     // After the output checks: a run refused for an output says only that.
-    let symbols = symbol_files::load(
-        &args.symbols,
-        Some(&args.rom),
-        nes.cartridge().prg_rom.len(),
-    )?;
+    let symbols = symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?;
     let start_at = match &args.start_at {
         Some(label) => Some((label.as_str(), label_places(symbols.as_ref(), label)?)),
         None => None,

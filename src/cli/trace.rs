@@ -60,11 +60,7 @@ pub fn run(args: TraceArgs) -> anyhow::Result<ExitCode> {
     }
     // Labels only when asked for or found beside the ROM; a plain trace
     // stays nestest.log's format line for line.
-    let symbols = symbol_files::load(
-        &args.symbols,
-        Some(&args.rom),
-        nes.cartridge().prg_rom.len(),
-    )?;
+    let symbols = symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?;
     let from = args.from_frame.unwrap_or(0);
     let last_frame = args.frames.map(|k| from + k);
     let limit = args.instructions.unwrap_or(if args.frames.is_some() {

@@ -299,6 +299,19 @@ fn save_window_or_frame(
     }
 }
 
+/// How long O must be up in a window made anew before it counts again:
+/// longer than X's auto-repeat delay (660 ms by default), so a held O
+/// repeats into the new window while it is still ignored.
+const REOPEN_SETTLE: Duration = Duration::from_millis(800);
+
+/// A window of `width` × `height` pixels, paced by the caller.
+fn open_window(title: &str, width: usize, height: usize) -> anyhow::Result<Window> {
+    let mut window = Window::new(title, width, height, WindowOptions::default())
+        .map_err(|e| BadInput(no_window_message(&e.to_string())))?;
+    window.set_target_fps(0);
+    Ok(window)
+}
+
 /// The one line `play` exits with (code 2) when it cannot open a window.
 fn no_window_message(cause: &str) -> String {
     let unset = |var: &str| std::env::var_os(var).is_none_or(|v| v.is_empty());
@@ -340,8 +353,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     };
     let scale = args.scale as usize;
     let symbols = if args.overlay {
-        let prg_len = nes.cartridge().prg_rom.len();
-        crate::symbol_files::load(&args.symbols, Some(&args.rom), prg_len)?
+        crate::symbol_files::load(&args.symbols, Some((&args.rom, nes.cartridge())))?
     } else {
         None
     };
@@ -367,8 +379,8 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     // Ctrl-C, SIGTERM and SIGHUP end the loop as closing the window does,
     // so a recording is saved.
     crate::signals::install();
-    let panel_width = overlay.as_ref().map_or(0, |o| o.layout().width as usize);
-    let stride = WIDTH * scale + panel_width;
+    let panel_width = overlay.as_ref().map_or(0, |o| o.width());
+    let mut stride = WIDTH * scale + panel_width;
     let title = format!(
         "nesprof - {}",
         args.rom
@@ -376,9 +388,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
             .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     );
-    let mut window = Window::new(&title, stride, HEIGHT * scale, WindowOptions::default())
-        .map_err(|e| BadInput(no_window_message(&e.to_string())))?;
-    window.set_target_fps(0);
+    let mut window = open_window(&title, stride, HEIGHT * scale)?;
 
     // Audio: without a device (or with --mute) the game runs silent; the
     // emulator's resampling ratio follows the device queue's fill level.
@@ -396,6 +406,8 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     let mut paused = false;
     let mut fps_window = (Instant::now(), 0u32);
     let mut stats = FrameStats::default();
+    // When O last made the window anew (see REOPEN_SETTLE).
+    let mut reopened: Option<Instant> = None;
 
     while window.is_open() && !window.is_key_down(Key::Escape) && !crate::signals::stop_requested()
     {
@@ -404,10 +416,42 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
             pacer.reset();
         }
         if let Some(o) = overlay.as_mut() {
+            // A window made anew knows nothing of the O still held that
+            // made it: the key's first auto-repeat would be a fresh press
+            // to it and toggle again. O waits until it has been up for a
+            // while in the new window.
+            if let Some(since) = reopened {
+                if window.is_key_down(Key::O) {
+                    reopened = Some(Instant::now());
+                } else if since.elapsed() > REOPEN_SETTLE {
+                    reopened = None;
+                }
+            }
             for (key, action) in keys::OVERLAY {
+                if action == overlay::Action::Toggle && reopened.is_some() {
+                    continue;
+                }
                 if window.is_key_pressed(key, KeyRepeat::No) {
                     o.apply(action, &mut nes);
                 }
+            }
+            // O hid or showed the panel: the window becomes the game alone,
+            // or the game and the panel. minifb cannot resize a window, so
+            // one of the new size takes the old one's place (where minifb
+            // puts new windows: its get_position is off on X11, twice the
+            // position without a window manager, so it is not carried over).
+            let width = WIDTH * scale + o.width();
+            if width != stride {
+                window = open_window(&title, width, HEIGHT * scale)?;
+                reopened = Some(Instant::now());
+                stride = width;
+                buffer = vec![0u32; stride * HEIGHT * scale];
+                scale_into(
+                    &screenshot::frame_rgb(&nes, &table),
+                    scale,
+                    &mut buffer,
+                    stride,
+                );
             }
         }
         // The overlay's share of this frame: handing over batches, copying
@@ -456,7 +500,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
         }
         if window.is_key_pressed(Key::F12, KeyRepeat::No) {
             let path = screenshot_path();
-            save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), &path)?;
+            save_window_or_frame(&nes, &buffer, stride, scale, stride > WIDTH * scale, &path)?;
             eprintln!(
                 "{}",
                 crate::notice::line(&format!("screenshot: {}", path.display()))
@@ -486,7 +530,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
         stats.frame(pacer.wait(), panel_time);
     }
     if let Some(path) = &args.screenshot {
-        save_window_or_frame(&nes, &buffer, stride, scale, overlay.is_some(), path)?;
+        save_window_or_frame(&nes, &buffer, stride, scale, stride > WIDTH * scale, path)?;
         crate::notice::later(&format!("screenshot: {}", path.display()));
     }
     eprintln!("{}", stats.report());

@@ -12,7 +12,7 @@ pub const BG: [u8; 3] = rgb(nesprof::play::overlay::colors::BG);
 /// Its dim text: hints and notes, never arcs.
 pub const TEXT_DIM: [u8; 3] = rgb(nesprof::play::overlay::colors::TEXT_DIM);
 
-const fn rgb(colour: u32) -> [u8; 3] {
+pub const fn rgb(colour: u32) -> [u8; 3] {
     [(colour >> 16) as u8, (colour >> 8) as u8, colour as u8]
 }
 

@@ -132,6 +132,53 @@ fn number(value: &str, key: &str, line: usize) -> Result<u32, LineError> {
     parsed.map_err(|_| LineError::new(line, format!("bad number in {key}: {}", quoted(value))))
 }
 
+/// What a debug file says about the file ld65 wrote, for checking that it
+/// is the ROM it is applied to (`fit.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The output files' names (`oname`, without directories), distinct.
+    pub outputs: Vec<String>,
+    /// End of the PRG ROM its $8000-$FFFF segments fill (header excluded).
+    pub prg_end: Option<u32>,
+    /// The same for the segments that end at $FFFF (the vectors): a ROM
+    /// built from this file has exactly this much PRG ROM.
+    pub vectors_end: Option<u32>,
+    /// End of the last byte written to the output (header included).
+    pub file_end: u32,
+}
+
+impl Layout {
+    fn of(segs: &HashMap<u32, Seg>) -> Layout {
+        let mut layout = Layout::default();
+        let mut segs: Vec<&Seg> = segs.values().collect();
+        segs.sort_by_key(|s| s.start);
+        for seg in segs {
+            let Some((oname, ooffs)) = &seg.output else {
+                continue;
+            };
+            let name = oname.rsplit(['/', '\\']).next().unwrap_or(oname).to_owned();
+            if !layout.outputs.contains(&name) {
+                layout.outputs.push(name);
+            }
+            let end = ooffs + seg.size;
+            layout.file_end = layout.file_end.max(end);
+            if seg.start >= 0x8000 && seg.size > 0 {
+                let header = if oname.to_ascii_lowercase().ends_with(".nes") {
+                    INES_HEADER as u32
+                } else {
+                    0
+                };
+                let prg_end = end.saturating_sub(header);
+                layout.prg_end = layout.prg_end.max(Some(prg_end));
+                if seg.start + seg.size == 0x10000 {
+                    layout.vectors_end = layout.vectors_end.max(Some(prg_end));
+                }
+            }
+        }
+        layout
+    }
+}
+
 /// Reads `text`, handing each label to `add` in the file's order.
 #[cfg(test)]
 pub(crate) fn read(
@@ -139,7 +186,7 @@ pub(crate) fn read(
     prg_len: usize,
     add: &mut dyn FnMut(Label),
 ) -> Result<(), LineError> {
-    read_with_procs(text, prg_len, add, None)
+    read_with_procs(text, prg_len, add, None).map(|_| ())
 }
 
 /// As [`read`], and each `.proc` scope the machine can run to `add_proc`
@@ -149,7 +196,7 @@ pub(crate) fn read_with_procs(
     prg_len: usize,
     add: &mut dyn FnMut(Label),
     add_proc: Option<&mut dyn FnMut(ProcScope)>,
-) -> Result<(), LineError> {
+) -> Result<Layout, LineError> {
     let mut version_seen = false;
     let mut segs: HashMap<u32, Seg> = HashMap::new();
     let mut scopes: HashMap<u32, Scope> = HashMap::new();
@@ -327,7 +374,7 @@ pub(crate) fn read_with_procs(
         };
         procs::read(&file, add_proc)?;
     }
-    Ok(())
+    Ok(Layout::of(&segs))
 }
 
 /// A name being qualified: its last [`MAX_LABEL_CHARS`] characters, and
@@ -516,6 +563,17 @@ line\tid=0,file=0,line=3,span=0\n";
         for gone in ["BTN_A", "__RAMCODE_RUN__", "tiles"] {
             assert!(labels.iter().all(|l| l.name != gone), "{gone} kept");
         }
+    }
+
+    #[test]
+    fn the_layout_says_what_file_was_written() {
+        let layout = read_with_procs(SMALL, 0x8000, &mut |_| {}, None).unwrap();
+        assert_eq!(layout.outputs, ["p.nes"]);
+        // CODE ends at $100 of PRG ROM, BANK1 ($C000-$FFFF) at 32 KiB.
+        assert_eq!(layout.prg_end, Some(0x8000));
+        assert_eq!(layout.vectors_end, Some(0x8000));
+        // CHARS: 8 KiB after the header and the PRG ROM.
+        assert_eq!(layout.file_end, 16 + 0x8000 + 0x2000);
     }
 
     #[test]

@@ -43,11 +43,13 @@
 //! linear in the files' sizes.
 
 mod dbg;
+mod fit;
 mod location;
 mod mlb;
 mod nl;
 mod proc_scope;
 
+pub use fit::RomShape;
 pub use location::{bounded_name, Label, Location, Region, MAX_LABEL_CHARS};
 pub use proc_scope::ProcScope;
 
@@ -71,6 +73,9 @@ pub enum SymbolError {
         line: usize,
         problem: String,
     },
+    /// A file that cannot be the ROM's (`fit.rs`).
+    #[error("{path}: {problem}")]
+    Mismatch { path: PathBuf, problem: String },
     #[error(
         "{path}: unknown symbol file type; nesprof reads ld65 debug files (.dbg), \
          FCEUX name lists (.nl) and Mesen label files (.mlb)"
@@ -110,6 +115,10 @@ pub struct Symbols {
     /// `.proc` scopes of the debug files read, in reading order (a scope
     /// whose entry an earlier one has is left out).
     procs: Vec<ProcScope>,
+    /// The ROM the files are checked against (`Symbols::for_rom`).
+    rom: Option<RomShape>,
+    /// One line per file that may not be the ROM's (`fit.rs`).
+    notices: Vec<String>,
 }
 
 /// Largest ld65 debug file read: 64 MiB. ld65 lists every file, line,
@@ -150,7 +159,26 @@ impl Symbols {
             entries: BTreeMap::new(),
             names: String::new(),
             procs: Vec::new(),
+            rom: None,
+            notices: Vec::new(),
         }
+    }
+
+    /// An empty table for the ROM `rom`: the files loaded into it are
+    /// checked against it (`fit.rs`): one that cannot map onto it is
+    /// refused, one that may be another game's leaves a notice.
+    pub fn for_rom(rom: RomShape) -> Symbols {
+        Symbols {
+            rom: Some(rom.clone()),
+            ..Symbols::new(rom.prg_len)
+        }
+    }
+
+    /// The lines, one per file, saying that a file loaded may not be the
+    /// ROM's (`warning: ...`, or `note: ...` when only the names differ);
+    /// taken, so each is said once.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -199,6 +227,54 @@ impl Symbols {
         self.load_format(Format::of(path)?, text, path)
     }
 
+    /// Whether the labels just read (`file`) can be the ROM's
+    /// (`fit.rs`): refused with an error, or a notice kept.
+    fn check_fit(
+        &mut self,
+        format: Format,
+        file: &Symbols,
+        layout: Option<&dbg::Layout>,
+        path: &Path,
+    ) -> Result<(), SymbolError> {
+        let Some(rom) = self.rom.as_ref() else {
+            return Ok(());
+        };
+        let labels: Vec<Label> = file
+            .entries
+            .iter()
+            .map(|(&location, entry)| Label {
+                location,
+                name: file.name(entry).to_owned(),
+                end: entry.end,
+                local: entry.local,
+            })
+            .collect();
+        let fit = match (format, layout) {
+            (Format::Dbg, Some(layout)) => fit::dbg(&labels, layout, rom),
+            (Format::Nl, _) => fit::other(&labels, nl::rom_name(path), rom),
+            _ => fit::other(&labels, None, rom),
+        };
+        let rom_name = rom.file_name.clone();
+        match fit {
+            fit::Fit::Refuse(problem) => {
+                return Err(SymbolError::Mismatch {
+                    path: path.to_owned(),
+                    problem,
+                })
+            }
+            fit::Fit::Warn(why) => self.notices.push(format!(
+                "warning: {}: may not be {rom_name}'s, its labels may name the wrong code: {why}",
+                path.display()
+            )),
+            fit::Fit::Note(hint) => self.notices.push(format!(
+                "note: {}: {hint}, not {rom_name}; if that is another game, its labels name the wrong code",
+                path.display()
+            )),
+            fit::Fit::Fits => {}
+        }
+        Ok(())
+    }
+
     fn load_format(
         &mut self,
         format: Format,
@@ -221,15 +297,17 @@ impl Symbols {
                 self.prg_len,
                 &mut add,
                 Some(&mut |p: ProcScope| procs.push(p)),
-            ),
-            Format::Nl => nl::read(text, nl::file_kind(path), self.prg_len, &mut add),
-            Format::Mlb => mlb::read(text, self.prg_len, &mut add),
+            )
+            .map(Some),
+            Format::Nl => nl::read(text, nl::file_kind(path), self.prg_len, &mut add).map(|()| None),
+            Format::Mlb => mlb::read(text, self.prg_len, &mut add).map(|()| None),
         };
-        parsed.map_err(|e| SymbolError::Parse {
+        let layout = parsed.map_err(|e| SymbolError::Parse {
             path: path.to_owned(),
             line: e.line,
             problem: e.problem,
         })?;
+        self.check_fit(format, &file, layout.as_ref(), path)?;
         for p in procs {
             if self.procs.iter().all(|q| q.entry != p.entry) {
                 self.procs.push(p);
@@ -260,7 +338,13 @@ impl Symbols {
         rom_path: &Path,
         prg_len: usize,
     ) -> Result<(Symbols, Vec<PathBuf>), SymbolError> {
-        let mut symbols = Symbols::new(prg_len);
+        Symbols::new(prg_len).discover_beside(rom_path)
+    }
+
+    /// As [`Symbols::discover`], into this table (and so checked against its
+    /// ROM, [`Symbols::for_rom`]).
+    pub fn discover_beside(self, rom_path: &Path) -> Result<(Symbols, Vec<PathBuf>), SymbolError> {
+        let mut symbols = self;
         let mut read = Vec::new();
         for path in discover_paths(rom_path) {
             symbols.load(&path)?;

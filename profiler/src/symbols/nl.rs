@@ -65,6 +65,17 @@ pub(crate) fn file_kind(path: &Path) -> NlFile {
     }
 }
 
+/// The ROM file name a name list was written for: `game.nes` of
+/// `game.nes.0.nl` and `game.nes.ram.nl`; `None` for other names.
+pub(crate) fn rom_name(path: &Path) -> Option<&str> {
+    if file_kind(path) == NlFile::Unknown {
+        return None;
+    }
+    let name = path.file_name()?.to_str()?;
+    let base = &name[..name.len() - 3];
+    base.rsplit_once('.').map(|(rom, _)| rom)
+}
+
 fn hex(text: &str, what: &str, line: usize) -> Result<u32, LineError> {
     if text.is_empty() || text.len() > 8 {
         return Err(LineError::new(line, format!("bad {what} {}", quoted(text))));
@@ -148,6 +159,9 @@ mod tests {
         );
         assert_eq!(file_kind(Path::new("labels.nl")), NlFile::Unknown);
         assert_eq!(file_kind(Path::new("game.nes.labels.nl")), NlFile::Unknown);
+        assert_eq!(rom_name(Path::new("dir/Game.nes.1F.nl")), Some("Game.nes"));
+        assert_eq!(rom_name(Path::new("a.b.nes.ram.nl")), Some("a.b.nes"));
+        assert_eq!(rom_name(Path::new("labels.nl")), None);
     }
 
     /// The example of FCEUX's help page, as bank 1 of a 128 KiB ROM.

@@ -1,6 +1,8 @@
 //! The live hot-CFG overlay (`nesprof play --overlay`): a side panel beside
 //! the game, as tall as the scaled picture, redrawn every frame from the
-//! GFCGaussiano builder's latest published snapshot.
+//! builder's latest published snapshot (the trace builder's by default,
+//! GFCGaussiano's with `--builder gfc` or a preset). O hides it: the window
+//! shrinks to the game alone (`play/mod.rs` makes it anew) and grows back.
 //!
 //! Threads: the emulation thread (the window's) runs the sampler, and a
 //! profiling session (`profiler::session`, the same one `profile` uses)
@@ -333,14 +335,19 @@ impl Overlay {
             self.bands = bands;
             self.axis = Axis::new(self.layout.band_h as f32, bands);
         }
-        let params = self.view.params.unwrap_or(self.params);
-        self.strip.rebuild(
-            &self.axis,
-            &self.view.bins,
-            params.bin_size,
-            params.recurrent_threshold,
-            frame,
-        );
+        // GFCGaussiano's bins, or the trace builder's blocks (it has no bins).
+        match self.view.params {
+            Some(params) => self.strip.rebuild(
+                &self.axis,
+                &self.view.bins,
+                params.bin_size,
+                params.recurrent_threshold,
+                frame,
+            ),
+            None => self
+                .strip
+                .rebuild_blocks(&self.axis, &self.view.blocks, frame),
+        }
         let geometry = Geometry::for_panel(self.layout.band_h as f32, self.layout.scale);
         self.graph.rebuild(
             &self.view,
@@ -359,6 +366,16 @@ impl Overlay {
         self.view.invalidate();
         if self.view.refresh(&self.snapshot) {
             self.rebuild(nes.frame_count());
+        }
+    }
+
+    /// The panel's width in the window: its layout's while shown, 0 while
+    /// hidden (O), when the window is the game alone.
+    pub fn width(&self) -> usize {
+        if self.visible {
+            self.layout.width as usize
+        } else {
+            0
         }
     }
 
@@ -453,23 +470,16 @@ impl Overlay {
     }
 
     /// Draws the panel into the window buffer `buf` (rows of `stride`
-    /// pixels) with its left edge at column `x0`.
+    /// pixels) with its left edge at column `x0`; nothing while it is
+    /// hidden (the window then has no room for it).
     pub fn draw(&mut self, buf: &mut [u32], stride: usize, x0: usize, nes: &Nes) {
+        if !self.visible {
+            return;
+        }
         let l = self.layout;
         let mut canvas = Canvas::new(buf, stride, x0, 0, l.width as usize, l.height as usize);
         canvas.fill_rect(0, 0, l.width, l.height, colors::BG);
         canvas.fill_rect(0, 0, (l.scale / 2).max(1), l.height, colors::RULE);
-        if !self.visible {
-            text::draw(
-                &mut canvas,
-                l.pad * 2,
-                l.height / 2,
-                l.text_scale,
-                colors::TEXT_DIM,
-                "O: show the hot CFG",
-            );
-            return;
-        }
         let frame = nes.frame_count();
         let pc = nes.pc();
         let params = self.view.params.unwrap_or(self.params);
@@ -478,13 +488,15 @@ impl Overlay {
             .final_dropped
             .unwrap_or_else(|| self.dropped().saturating_sub(self.dropped_at_reset));
         let gfc = self.builder.has_params();
-        // The PC by its label, else by its code address (`03:A1F0` on a
-        // banked board, `$C123` otherwise).
+        // The PC by its code address (`03:A1F0` on a banked board, `$C123`
+        // otherwise), and with symbols by its label.
         let code = nes.pc_code();
-        let pc_name = Some(match self.symbols.as_deref() {
-            Some(s) => s.describe(code),
-            None => emu::code_addr::label(code),
-        });
+        let pc_address = emu::code_addr::label(code);
+        let pc_label = self
+            .symbols
+            .as_deref()
+            .and_then(|s| s.lookup(code))
+            .map(|hit| hit_text(hit.name, hit.offset));
         let status = Status {
             params: gfc.then_some(params),
             preset: if gfc {
@@ -504,8 +516,8 @@ impl Overlay {
                 .truth
                 .as_mut()
                 .map(|w| w.latest().map(|m| (m.similarity, m.precision, m.weighted))),
-            pc,
-            pc_name: pc_name.as_deref(),
+            pc_address: &pc_address,
+            pc_label: pc_label.as_deref(),
             frame,
         };
         panel::draw_status(&mut canvas, &l, &status, &mut self.line);
@@ -522,7 +534,7 @@ impl Overlay {
             &l,
             &self.ramps,
             self.colouring,
-            params.recurrent_threshold,
+            self.view.params.map(|p| p.recurrent_threshold),
             self.strip.max_count,
             &mut self.line,
         );
@@ -554,9 +566,7 @@ impl Overlay {
             frame,
             nes.pc_code(),
         );
-        if let Some(symbols) = self.symbols.as_deref() {
-            self.draw_node_labels(&mut canvas, &l, symbols);
-        }
+        self.draw_node_labels(&mut canvas, &l);
         if self.graph.hidden_edges > 0 {
             self.line.clear();
             let _ = write!(self.line, "+{} more edges", self.graph.hidden_edges);
@@ -573,28 +583,42 @@ impl Overlay {
         panel::draw_footer(&mut canvas, &l);
     }
 
-    /// The labels of the hottest nodes, right-aligned at the graph's right
+    /// The names of the hottest nodes, right-aligned at the graph's right
     /// edge on their row, on a background patch so arcs do not cross the
-    /// text; a label that would overlap one already drawn is left out.
-    fn draw_node_labels(&self, canvas: &mut Canvas, l: &Layout, symbols: &Symbols) {
+    /// text: the label that reaches the node's first block with
+    /// `--symbols` (`draw_sprites@spark+$4`), else its code address
+    /// (`$C123`, `03:A1F0`); one that would overlap a name already drawn
+    /// is left out.
+    fn draw_node_labels(&self, canvas: &mut Canvas, l: &Layout) {
         let (gx, gy, gw, _) = l.graph_rect();
         let glyph = text::CELL * l.label_scale;
+        let room = (gw / (text::CELL * l.label_scale)).max(4) as usize;
         let mut hottest: Vec<&graph::Node> = self.graph.nodes.iter().collect();
         hottest.sort_by(|a, b| b.count.cmp(&a.count).then(a.lo.cmp(&b.lo)));
         let mut taken: Vec<i32> = Vec::new();
         for n in hottest.into_iter().take(NODE_LABELS) {
-            let Some(hit) = symbols.lookup(n.lo) else {
-                continue;
-            };
             let y = gy + n.y.round() as i32 - glyph / 2;
             if taken.iter().any(|&t| (t - y).abs() < glyph + 1) {
                 continue;
             }
             taken.push(y);
-            let w = text::width(hit.name, l.label_scale);
+            let name = match self.symbols.as_deref().and_then(|s| s.lookup(n.lo)) {
+                Some(hit) => hit_text(hit.name, hit.offset),
+                None => emu::code_addr::label(n.lo),
+            };
+            let name = panel::fit_tail(&name, room);
+            let w = text::width(&name, l.label_scale);
             let x = gx + gw - w;
             canvas.fill_rect(x - 1, y - 1, w + 2, glyph + 2, colors::BG);
-            text::draw(canvas, x, y, l.label_scale, colors::TEXT_DIM, hit.name);
+            text::draw(canvas, x, y, l.label_scale, colors::TEXT_DIM, &name);
         }
+    }
+}
+
+/// `label` or `label+$off`, as symbol tables describe an address.
+fn hit_text(name: &str, offset: u32) -> String {
+    match offset {
+        0 => name.to_string(),
+        off => format!("{name}+${off:X}"),
     }
 }

@@ -3,10 +3,11 @@
 //!
 //! ```text
 //! +------------------------------+
-//! | GFC 10,15,13,5  preset 1     |  text: 6 lines
-//! | batches ...  dropped ...     |
-//! | ...                          |
-//! | count [grey|heat ramp] λ=5   |  legend (λ marked on the ramp)
+//! | GFC 10,15,13,5  preset 1     |  text: 7 lines, the last two the PC
+//! | batches ...  dropped ...     |  (code address and frame, then its
+//! | ...                          |  label with --symbols)
+//! | count [grey|heat ramp] λ=5   |  legend (λ marked on the ramp; the
+//! |                              |  trace builder: the ramp, its max)
 //! | 8000 ▌   \   |  )  (         |  address labels, strip with λ ticks,
 //! |      ▌    \  | ))            |  leaders, graph: backward arcs left of
 //! | C000 ▌     - +-              |  the axis, forward arcs right of it
@@ -25,7 +26,7 @@ use super::text;
 /// Characters per text line the panel is made wide enough for.
 const LINE_CHARS: i32 = 30;
 /// Text lines above the legend.
-pub const TEXT_LINES: i32 = 6;
+pub const TEXT_LINES: i32 = 7;
 
 /// Pixel rectangles of the panel's parts, relative to its top-left corner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,11 +124,33 @@ pub struct Status<'a> {
     pub nodes: Option<usize>,
     /// (similarity, precision, weighted) with `--truth`.
     pub truth: Option<Option<(f64, f64, f64)>>,
-    pub pc: u16,
-    /// How the PC is named: its label with `--symbols` (`vm_next+$2`), else
-    /// its code address (`03:A1F0`); `None` shows the CPU address.
-    pub pc_name: Option<&'a str>,
+    /// The PC as a code address (`$C123`, `03:A1F0` in a bank).
+    pub pc_address: &'a str,
+    /// Its label with `--symbols` (`vm_next+$2`, `main::oam_full+$12`).
+    pub pc_label: Option<&'a str>,
     pub frame: u64,
+}
+
+/// `text` in at most `room` characters: whole if it fits, else its end
+/// after `..` (a label's end, `oam_full+$12`, says more than its scopes):
+/// whole scopes dropped from the front while that is enough
+/// (`main::game_loop::oam_full+$12` as `..oam_full+$12`), else the last
+/// characters.
+pub fn fit_tail(text: &str, room: usize) -> std::borrow::Cow<'_, str> {
+    let len = text.chars().count();
+    if len <= room {
+        return text.into();
+    }
+    let mut rest = text;
+    while let Some((_, tail)) = rest.split_once("::") {
+        rest = tail;
+        if rest.chars().count() + 2 <= room {
+            return format!("..{rest}").into();
+        }
+    }
+    let keep = room.saturating_sub(2);
+    let tail: String = text.chars().skip(len - keep).collect();
+    format!("..{tail}").into()
 }
 
 /// Draws the status lines, reusing `line` for formatting.
@@ -196,30 +219,36 @@ pub fn draw_status(canvas: &mut Canvas, layout: &Layout, status: &Status, line: 
             emit(canvas, line, colors::TEXT);
         }
     }
-    match status.pc_name {
-        // The name in place of the address, cut to leave room for the frame.
-        Some(name) => {
-            let room =
-                (LINE_CHARS as usize).saturating_sub(format!("PC   frame {}", status.frame).len());
-            let name: String = name.chars().take(room.max(4)).collect();
-            let _ = write!(line, "PC {name}  frame {}", status.frame);
-        }
-        None => {
-            let _ = write!(line, "PC ${:04X}  frame {}", status.pc, status.frame);
-        }
-    }
+    let _ = write!(line, "PC {}  frame {}", status.pc_address, status.frame);
     emit(canvas, line, colors::PC);
+    // The label on a line of its own, so a long one is not cut short.
+    if let Some(label) = status.pc_label {
+        let room = ((layout.width - 2 * layout.pad) / (text::CELL * ts)).max(4) as usize;
+        line.push_str(&fit_tail(label, room));
+        emit(canvas, line, colors::PC);
+    }
 }
 
-/// The colour legend: in count mode a grey part for bins under λ, the heat
-/// ramp above it, and a tick at λ; in recency mode the ramp from ten seconds
-/// ago to now.
+/// Counts for the legend's end: `254771` as `255k`, `3.2M` above a million.
+fn compact(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{}k", (n + 500) / 1000),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// The colour legend: in count mode, with GFCGaussiano's λ
+/// (`threshold`), a grey part for bins under λ, the heat ramp above it, and
+/// a tick at λ; with the trace builder (no λ) the heat ramp of its blocks'
+/// counts up to the largest; in recency mode the ramp from ten seconds ago
+/// to now.
 pub fn draw_legend(
     canvas: &mut Canvas,
     layout: &Layout,
     ramps: &Ramps,
     colouring: Colouring,
-    threshold: u32,
+    threshold: Option<u32>,
     max_count: u64,
     line: &mut String,
 ) {
@@ -233,8 +262,17 @@ pub fn draw_legend(
     let bar_w = 14 * text::CELL * ts;
     let bar_h = text::CELL * ts - 2 * ts;
     let bar_y = y + ts;
-    match colouring {
-        Colouring::Count => {
+    match (colouring, threshold) {
+        (Colouring::Count, None) => {
+            for i in 0..bar_w {
+                let level = (i * 255 / bar_w.max(1)) as usize;
+                canvas.fill_rect(x0 + i, bar_y, 1, bar_h, ramps.heat[level]);
+            }
+            line.clear();
+            let _ = write!(line, "max {}", compact(max_count));
+            text::draw(canvas, x0 + bar_w + 2 * ts, y, ts, colors::TEXT_DIM, line);
+        }
+        (Colouring::Count, Some(threshold)) => {
             // Grey up to λ on the same log scale as the ramp.
             let max = max_count.max(threshold as u64 + 1) as f32;
             let cold = ((threshold.max(1) as f32).ln() / max.ln()).clamp(0.1, 0.6);
@@ -255,7 +293,7 @@ pub fn draw_legend(
             let _ = write!(line, "λ={threshold}");
             text::draw(canvas, x0 + bar_w + 2 * ts, y, ts, colors::THRESHOLD, line);
         }
-        Colouring::Recency => {
+        (Colouring::Recency, _) => {
             for i in 0..bar_w {
                 let level = (i * 255 / bar_w.max(1)) as usize;
                 canvas.fill_rect(x0 + i, bar_y, 1, bar_h, ramps.recent[level]);
@@ -342,6 +380,23 @@ mod tests {
             assert!(l.band_y + l.band_h <= l.footer_y);
         }
         assert_eq!(Layout::new(3).text_scale, 2);
+    }
+
+    #[test]
+    fn long_labels_keep_their_end() {
+        assert_eq!(fit_tail("vm_next+$2", 30), "vm_next+$2");
+        assert_eq!(
+            fit_tail("main::game_loop::oam_full+$12", 16),
+            "..oam_full+$12"
+        );
+        assert_eq!(
+            fit_tail("main::game_loop::oam_full+$12", 20),
+            "..oam_full+$12"
+        );
+        assert_eq!(fit_tail("a_very_long_label_name+$12", 12), "..l_name+$12");
+        assert_eq!(compact(254_771), "255k");
+        assert_eq!(compact(3_200_000), "3.2M");
+        assert_eq!(compact(42), "42");
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! The address-space strip: one row per few bytes of the address axis
-//! (`axis.rs`), each row coloured by the GFCGaussiano bins whose centroid
-//! range covers it. Bins that reached the recurrentThreshold λ (the
-//! algorithm's "recurrent", i.e. hot, bins) use the heat ramp and get a tick
-//! beside the strip; colder bins are grey. The legend under the text marks λ
-//! on the same scale.
+//! (`axis.rs`), each row coloured by what the builder counted there.
+//! GFCGaussiano: the bins whose centroid range covers the row; bins that
+//! reached the recurrentThreshold λ (the algorithm's "recurrent", i.e. hot,
+//! bins) use the heat ramp and get a tick beside the strip, colder bins are
+//! grey, and the legend under the text marks λ on the same scale. The trace
+//! builder keeps no bins: the rows are its hot CFG's blocks, coloured by
+//! their estimated execution counts on the heat ramp (no λ, no ticks).
 
 use super::axis::Axis;
 use super::canvas::Canvas;
 use super::colors::{self, Colouring, Ramps};
+use super::view::BlockView;
 
 #[derive(Default)]
 pub struct Strip {
@@ -22,6 +25,8 @@ pub struct Strip {
     /// Bins at or above λ.
     pub hot_bins: usize,
     threshold: u64,
+    /// Whether rows at or above λ get a tick (GFCGaussiano's bins).
+    ticks: bool,
 }
 
 /// Recency horizon of the strip and the graph: ten seconds of frames.
@@ -39,6 +44,36 @@ impl Strip {
         threshold: u32,
         frame: u64,
     ) {
+        let delta = bin_size as f64;
+        let spans = bins.iter().map(|&(c, count)| (c - delta, c + delta, count));
+        self.fill(axis, spans, threshold as u64, frame);
+        self.hot_bins = bins
+            .iter()
+            .filter(|&&(_, count)| count >= threshold as u64)
+            .count();
+        self.ticks = true;
+    }
+
+    /// Recomputes the rows from the trace builder's hot CFG: each block
+    /// `[entry, end)` covers its rows with its estimated count.
+    pub fn rebuild_blocks(&mut self, axis: &Axis, blocks: &[BlockView], frame: u64) {
+        let spans = blocks
+            .iter()
+            .map(|b| (b.entry as f64, b.end.max(b.entry + 1) as f64, b.count));
+        self.fill(axis, spans, 1, frame);
+        self.hot_bins = 0;
+        self.ticks = false;
+    }
+
+    /// Each row's count: the largest of the `(lo, hi, count)` address spans
+    /// covering it; rows whose count grew are stamped with `frame`.
+    fn fill(
+        &mut self,
+        axis: &Axis,
+        spans: impl Iterator<Item = (f64, f64, u64)>,
+        threshold: u64,
+        frame: u64,
+    ) {
         let rows = axis.height.max(0.0) as usize;
         if self.count.len() != rows {
             self.count = vec![0; rows];
@@ -49,15 +84,11 @@ impl Strip {
         // active since the last snapshot.
         std::mem::swap(&mut self.count, &mut self.previous);
         self.count.fill(0);
-        let (mut max_count, mut hot_bins) = (0, 0);
-        let delta = bin_size as f64;
-        for &(centroid, count) in bins {
+        let mut max_count = 0;
+        for (lo, hi, count) in spans {
             max_count = max_count.max(count);
-            if count >= threshold as u64 {
-                hot_bins += 1;
-            }
-            let ya = (axis.y_of(centroid - delta).floor().max(0.0) as usize).min(rows);
-            let yb = (axis.y_of(centroid + delta).ceil() as usize).clamp(ya + 1, rows.max(1));
+            let ya = (axis.y_of(lo).floor().max(0.0) as usize).min(rows);
+            let yb = (axis.y_of(hi).ceil() as usize).clamp(ya + 1, rows.max(1));
             for row in &mut self.count[ya.min(yb)..yb.min(rows)] {
                 *row = (*row).max(count);
             }
@@ -73,8 +104,7 @@ impl Strip {
             }
         }
         self.max_count = max_count;
-        self.hot_bins = hot_bins;
-        self.threshold = threshold as u64;
+        self.threshold = threshold;
     }
 
     /// Draws the strip into `(x, y, w, rows)` of `canvas`, with λ ticks in the
@@ -106,7 +136,7 @@ impl Strip {
                 }
             };
             canvas.fill_rect(x, yy, w, 1, color);
-            if count >= self.threshold && tick > 0 {
+            if self.ticks && count >= self.threshold && tick > 0 {
                 canvas.fill_rect(x + w + 1, yy, tick, 1, colors::THRESHOLD);
             }
         }
@@ -141,5 +171,22 @@ mod tests {
         assert_eq!(s.last_grown[128], 1);
         assert_eq!(hot_level(5, 5, 500), 0);
         assert_eq!(hot_level(500, 5, 500), 255);
+    }
+
+    #[test]
+    fn trace_builder_blocks_fill_their_rows() {
+        let axis = Axis::new(256.0, Bands::default());
+        let mut s = Strip::default();
+        let block = |entry: u32, end: u32, count: u64| BlockView { entry, end, count };
+        s.rebuild_blocks(
+            &axis,
+            &[block(0x8000, 0x8100, 7), block(0xC000, 0xC010, 900)],
+            3,
+        );
+        assert_eq!((s.max_count, s.hot_bins, s.ticks), (900, 0, false));
+        assert_eq!(s.count[0], 7);
+        assert_eq!(s.count[128], 900);
+        assert_eq!(s.count[64], 0);
+        assert_eq!(s.last_grown[128], 3);
     }
 }
