@@ -160,12 +160,35 @@ fn profile_writes_folded_stacks_and_a_flame_graph() {
     for line in &lines {
         let (stack, count) = line.rsplit_once(' ').expect("`stack count`");
         assert!(count.parse::<u64>().unwrap() > 0, "{line}");
-        assert!(stack == "reset" || stack.starts_with("reset;"), "{line}");
+        // By cycles: the main program under the reset handler's routine,
+        // the NMI handler a root of its own, idle time and DMA stalls apart
+        // (each above the stack that waited or stalled).
+        let root = stack.split(';').next().unwrap();
+        assert!(
+            ["reset", "[NMI]", "[idle]", "[DMA]"].contains(&root),
+            "{line}"
+        );
         assert!(stack.split(';').all(|f| !f.is_empty()), "{line}");
     }
+    let root_weight = |root: &str| -> u64 {
+        lines
+            .iter()
+            .filter(|l| l.starts_with(root))
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum()
+    };
+    for root in ["reset;", "[NMI];nmi", "[idle];", "[DMA];OAM"] {
+        assert!(root_weight(root) > 0, "no {root} stacks");
+    }
+    // Every cycle of the run is in one stack: 199 frames of about 29781.
+    let total = root_weight("");
+    assert!(
+        (199 * 29_700..=199 * 29_800).contains(&total),
+        "{total} cycles"
+    );
     let svg = std::fs::read_to_string(out.join("flame.svg")).unwrap();
     assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
-    assert!(svg.contains("tracker.nes: call stacks"));
-    assert!(svg.contains("[NMI] "));
+    assert!(svg.contains("tracker.nes: CPU cycles by call stack"));
+    assert!(svg.contains("[NMI]"));
     std::fs::remove_dir_all(&out).unwrap();
 }

@@ -631,7 +631,11 @@ fn trace_a_window_of_a_movie_with_names() {
             "--frames",
             frames,
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         stdout(&out)
     };
     let two = trace("100", "2");
@@ -643,7 +647,10 @@ fn trace_a_window_of_a_movie_with_names() {
             .collect::<Vec<_>>()
     };
     assert_eq!(frame_lines(&two), ["; frame 100", "; frame 101"]);
-    assert_eq!(frame_lines(&three), ["; frame 99", "; frame 100", "; frame 101"]);
+    assert_eq!(
+        frame_lines(&three),
+        ["; frame 99", "; frame 100", "; frame 101"]
+    );
     // Label lines mark where the named place changes, so they depend on
     // what came before: compare the instructions and frame lines.
     let code = |s: &str| {
@@ -662,9 +669,18 @@ fn trace_a_window_of_a_movie_with_names() {
         after.len(),
         first_difference
     );
-    assert_eq!(two.lines().filter(|l| *l == "; NMI").count(), 2, "one NMI a frame");
+    assert_eq!(
+        two.lines().filter(|l| *l == "; NMI").count(),
+        2,
+        "one NMI a frame"
+    );
     assert!(two.lines().any(|l| l == "nmi:"), "the NMI handler's label");
-    let instructions = two.lines().filter(|l| !l.starts_with(';') && !l.ends_with(':'));
+    let instructions = two
+        .lines()
+        .filter(|l| !l.starts_with(';') && !l.ends_with(':'));
     assert!(instructions.clone().count() > 1000);
-    assert!(instructions.clone().all(|l| l.contains(" CYC:")), "nestest.log lines");
+    assert!(
+        instructions.clone().all(|l| l.contains(" CYC:")),
+        "nestest.log lines"
+    );
 }

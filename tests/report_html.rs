@@ -201,6 +201,13 @@ fn report_page_loads_cleanly_and_shows_the_graph() {
             "built-in layout"
         };
         assert!(html.contains(layout), "{layout} not named in the page");
+        // The frame time first: the budget chart, the routine table.
+        let frame_time = html
+            .find("<h2>Frame time</h2>")
+            .expect("no frame-time section");
+        assert!(frame_time < html.find("<h2>Hot CFG</h2>").unwrap());
+        assert!(html.contains(">budget 29780</text>"), "no budget line");
+        assert!(html.contains("<h2>Routines</h2>"), "no routine table");
         for needle in ["src=\"http", "href=\"http", "<link", "<script src"] {
             assert!(!html.contains(needle), "the page fetches: {needle}");
         }
@@ -210,7 +217,22 @@ fn report_page_loads_cleanly_and_shows_the_graph() {
         );
         let browser_dir = out.join("browser");
         std::fs::create_dir_all(&browser_dir).unwrap();
-        let (console, shot) = open_in_browser(&page, &browser_dir);
+        let (console, _) = open_in_browser(&page, &browser_dir);
+        assert!(
+            console.is_empty(),
+            "{layout}: console output:\n{}",
+            console.join("\n")
+        );
+        // The graph as it opens, on a copy of the page without the
+        // frame-time sections above it (the screenshot shows the top of
+        // the page).
+        let graph_page = out.join("graph-only.html");
+        let cut = html.find("<h2>Frame time</h2>").unwrap();
+        let end = html.find("<h2>Hot CFG</h2>").unwrap();
+        std::fs::write(&graph_page, format!("{}{}", &html[..cut], &html[end..])).unwrap();
+        let graph_dir = out.join("browser-graph");
+        std::fs::create_dir_all(&graph_dir).unwrap();
+        let (console, shot) = open_in_browser(&graph_page, &graph_dir);
         assert!(
             console.is_empty(),
             "{layout}: console output:\n{}",

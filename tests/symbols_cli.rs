@@ -59,7 +59,7 @@ fn bundled_programs_show_their_labels() {
     assert!(stderr.contains("tracker.dbg"), "{stderr}");
     let report = read(&labelled.join("report.txt"));
     // tracker's bytecode interpreter (roms-test/tracker.s) runs most.
-    assert!(report.contains("hottest functions"), "{report}");
+    assert!(report.contains("hottest labels"), "{report}");
     assert!(report.contains(" vm_next"), "{report}");
     let dot = read(&labelled.join("hot_cfg.dot"));
     assert!(dot.contains("$0600-$0611  vm_next  ×"), "{dot}");
@@ -69,7 +69,7 @@ fn bundled_programs_show_their_labels() {
     let plain = dir.join("plain");
     profile(&plain, &["--symbols", "none"]);
     let report = read(&plain.join("report.txt"));
-    assert!(!report.contains("vm_next") && !report.contains("hottest functions"));
+    assert!(!report.contains("vm_next") && !report.contains("hottest labels"));
     let plain_dot = read(&plain.join("hot_cfg.dot"));
     assert!(plain_dot.contains("[label=\"$0600-$0611  ×"), "{plain_dot}");
     // Labels are additions: removing them gives the plain DOT back.

@@ -16,8 +16,8 @@ use profiler::frame_profile::recorder::{BatchTee, FrameRecorder, Outcome, Setup}
 use profiler::frame_profile::report as frame_report;
 use profiler::frame_profile::{Routines, Start};
 use profiler::session::{self, ProfileSettings};
-use profiler::symbols::{Location, Symbols};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
+use profiler::symbols::{Location, Symbols};
 
 use crate::atomic;
 use crate::atomic::Staged;
@@ -221,7 +221,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &mut nes,
         replay.as_ref(),
         from,
-        start_at.as_ref().map(|(_, places)| (places.as_slice(), symbols.as_ref())),
+        start_at
+            .as_ref()
+            .map(|(_, places)| (places.as_slice(), symbols.as_ref())),
         from + length,
         &|f| bar.set_position(f),
     )
@@ -604,7 +606,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         cfg_svg: &cfg_svg,
         cfg_layout,
         cfg_focus: focus.as_deref(),
-        flame_svg: flame_svg.as_deref().and_then(|s| std::str::from_utf8(s).ok()),
+        flame_svg: flame_svg
+            .as_deref()
+            .and_then(|s| std::str::from_utf8(s).ok()),
         blocks: &blocks,
         functions: functions.as_deref(),
         limit: HTML_ROWS,

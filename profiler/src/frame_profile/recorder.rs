@@ -51,6 +51,8 @@ enum Message {
         events: Vec<FlowEvent>,
     },
     Batch(Vec<Sample>),
+    /// The run failed: drop everything (`frames.csv`'s temporary with it).
+    Abandon,
 }
 
 /// How the recorder starts.
@@ -102,7 +104,7 @@ pub struct FrameRecorder<W> {
     tx: Option<Sender<Message>>,
     give_back: Receiver<Vec<FlowEvent>>,
     exact: bool,
-    thread: Option<JoinHandle<(Outcome, W)>>,
+    thread: Option<JoinHandle<Option<(Outcome, W)>>>,
 }
 
 /// The feeder's end: a [`BatchSink`] that passes each batch on to the
@@ -246,6 +248,20 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             .expect("recorder running")
             .join()
             .expect("the frame-profile thread panicked")
+            .expect("the recorder was not abandoned")
+    }
+}
+
+impl<W> Drop for FrameRecorder<W> {
+    /// A recorder dropped unfinished (the run failed) stops its thread and
+    /// waits for it, so that what it holds (`frames.csv`'s temporary) is
+    /// gone before the process exits, even while a [`BatchTee`] lives on.
+    fn drop(&mut self) {
+        if let (Some(tx), Some(thread)) = (self.tx.take(), self.thread.take()) {
+            let _ = tx.send(Message::Abandon);
+            drop(tx);
+            let _ = thread.join();
+        }
     }
 }
 
@@ -273,7 +289,11 @@ struct State<W> {
 }
 
 impl<W: Write> State<W> {
-    fn run(mut self, rx: Receiver<Message>, give_back: Sender<Vec<FlowEvent>>) -> (Outcome, W) {
+    fn run(
+        mut self,
+        rx: Receiver<Message>,
+        give_back: Sender<Vec<FlowEvent>>,
+    ) -> Option<(Outcome, W)> {
         self.write_line(csv::frames_header(self.columns));
         for message in rx {
             match message {
@@ -282,9 +302,10 @@ impl<W: Write> State<W> {
                     let _ = give_back.try_send(events);
                 }
                 Message::Batch(batch) => self.batch_arrived(batch),
+                Message::Abandon => return None,
             }
         }
-        self.finish()
+        Some(self.finish())
     }
 
     fn frame(&mut self, frame: u64, end: Stamp, events: &[FlowEvent]) {
@@ -436,7 +457,10 @@ impl<W: Write> State<W> {
         };
         let sampled_rows = sampled_routines(&sampled, &names);
         let exact = self.exact.map(FrameProfile::finish);
-        let exact_rows = exact.as_ref().map(Profile::routine_rows).unwrap_or_default();
+        let exact_rows = exact
+            .as_ref()
+            .map(Profile::routine_rows)
+            .unwrap_or_default();
         let outcome = Outcome {
             routines: rows::join_routines(exact_rows, sampled_rows),
             exact,
@@ -483,7 +507,9 @@ fn sampled_routines(e: &Estimates, names: &Routines) -> Vec<RoutineRow> {
                 Some(entry) => names.name(entry),
                 None => "(no routine)".into(),
             },
-            source: r.routine.and_then(|entry| names.source(entry).map(str::to_owned)),
+            source: r
+                .routine
+                .and_then(|entry| names.source(entry).map(str::to_owned)),
             exact: None,
             sampled: Some(SampledRoutine {
                 pct_of_busy: Estimate {

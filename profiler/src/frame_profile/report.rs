@@ -257,7 +257,9 @@ fn routine_table(rows: &[RoutineRow], limit: usize, exact: bool) -> String {
         let source = cut(r.source.as_deref().unwrap_or(""), 80);
         match (&r.exact, exact) {
             (Some(e), true) => {
-                let per_call = e.per_call.map(|p| (format!("{:.0}", p.avg), p.max.to_string()));
+                let per_call = e
+                    .per_call
+                    .map(|p| (format!("{:.0}", p.avg), p.max.to_string()));
                 let (avg, max) = per_call.unwrap_or_default();
                 let (p99, maxf) = e
                     .per_frame
@@ -278,7 +280,10 @@ fn routine_table(rows: &[RoutineRow], limit: usize, exact: bool) -> String {
             }
             (_, false) => {
                 let batches = r.sampled.map(|s| s.batches).unwrap_or(0);
-                let _ = writeln!(out, "  {name:<width$}  {sampled:<22} {batches:>10}  {source}");
+                let _ = writeln!(
+                    out,
+                    "  {name:<width$}  {sampled:<22} {batches:>10}  {source}"
+                );
             }
         }
     }
@@ -311,7 +316,10 @@ pub fn chart_svg(outcome: &Outcome, name: &dyn Fn(u32) -> String) -> String {
     let plot_h = h - bottom - 10.0;
     let top_value = cols
         .iter()
-        .map(|c| c.worst_work.max((c.busy + c.nmi + c.irq + c.dma + c.idle) / c.frames.max(1) as f64))
+        .map(|c| {
+            c.worst_work
+                .max((c.busy + c.nmi + c.irq + c.dma + c.idle) / c.frames.max(1) as f64)
+        })
         .fold(FRAME_BUDGET as f64 * 1.1, f64::max);
     let y = |v: f64| 10.0 + plot_h - v / top_value * plot_h;
     let bar_w = plot_w / cols.len().max(1) as f64;
@@ -477,7 +485,13 @@ pub fn html(outcome: &Outcome, name: &dyn Fn(u32) -> String, text: &str) -> Stri
                 Some(e) => {
                     let (avg, min, max) = e
                         .per_call
-                        .map(|p| (format!("{:.0}", p.avg), p.min.to_string(), p.max.to_string()))
+                        .map(|p| {
+                            (
+                                format!("{:.0}", p.avg),
+                                p.min.to_string(),
+                                p.max.to_string(),
+                            )
+                        })
                         .unwrap_or_default();
                     let (med, p99, maxf) = e
                         .per_frame

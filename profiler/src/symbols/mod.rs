@@ -299,7 +299,9 @@ impl Symbols {
                 Some(&mut |p: ProcScope| procs.push(p)),
             )
             .map(Some),
-            Format::Nl => nl::read(text, nl::file_kind(path), self.prg_len, &mut add).map(|()| None),
+            Format::Nl => {
+                nl::read(text, nl::file_kind(path), self.prg_len, &mut add).map(|()| None)
+            }
             Format::Mlb => mlb::read(text, self.prg_len, &mut add).map(|()| None),
         };
         let layout = parsed.map_err(|e| SymbolError::Parse {
