@@ -224,7 +224,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         start_at
             .as_ref()
             .map(|(_, places)| (places.as_slice(), symbols.as_ref())),
-        from + length,
+        // How long to look for the label: the movie, or five minutes, or
+        // the window if longer.
+        from + length.max(replay.as_ref().map_or(minutes_to_frames(5.0), |r| r.len())),
         &|f| bar.set_position(f),
     )
     .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;

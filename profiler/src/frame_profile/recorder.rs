@@ -135,9 +135,7 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
         }
         let start = nes.stamp();
         let mut sampled_routines = setup.routines.clone();
-        if !setup.exact {
-            static_calls(nes, &setup.prg, &mut sampled_routines);
-        }
+        static_calls(nes, &setup.prg, &mut sampled_routines);
         let shared = Arc::new(RwLock::new(sampled_routines));
         let seen = shared.clone();
         let nmi = setup.nmi_handler;
@@ -179,7 +177,6 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             exact,
             sampled,
             shared,
-            known_entries: 0,
             previous: start,
             early: VecDeque::new(),
             waiting: VecDeque::new(),
@@ -268,10 +265,9 @@ impl<W> Drop for FrameRecorder<W> {
 struct State<W> {
     exact: Option<FrameProfile>,
     sampled: SampledProfile,
-    /// The sampled side's view of the routines: the exact side's entries
-    /// as it learns them, and the calls the batches show.
+    /// The sampled side's routines: the scopes, the `JSR` targets in the
+    /// PRG, and the entries the batches show.
     shared: Arc<RwLock<Routines>>,
-    known_entries: usize,
     previous: Stamp,
     /// Batches that came before the exact side reached their frame.
     early: VecDeque<Vec<Sample>>,
@@ -310,18 +306,7 @@ impl<W: Write> State<W> {
 
     fn frame(&mut self, frame: u64, end: Stamp, events: &[FlowEvent]) {
         let row = match &mut self.exact {
-            Some(p) => {
-                let row = p.frame(frame, events, end);
-                let n = p.routines().entries().count();
-                if n != self.known_entries {
-                    self.known_entries = n;
-                    let mut shared = self.shared.write();
-                    for entry in p.routines().entries() {
-                        shared.add_entry(entry);
-                    }
-                }
-                row
-            }
+            Some(p) => p.frame(frame, events, end),
             None => FrameRow {
                 frame,
                 cycles: end.cycle.saturating_sub(self.previous.cycle),
@@ -363,11 +348,13 @@ impl<W: Write> State<W> {
 
     fn batch(&mut self, batch: &[Sample]) {
         let Some(first) = batch.first() else { return };
-        if self.exact.is_none() {
-            // Without the exact side, the routines are the entries the
-            // samples show, by the exact side's rules: calls, interrupt
-            // handlers, `JMP (indirect)` targets and the targets of an
-            // `RTS` that returns to no `JSR` (the RTS trick).
+        {
+            // The sampled side's routines are the entries the samples
+            // show, by the exact side's rules: calls, interrupt handlers,
+            // `JMP (indirect)` targets and the targets of an `RTS` that
+            // returns to no `JSR` (the RTS trick). Never the exact side's:
+            // with or without it the sampled columns are what the sampler
+            // alone gives, the same on every run.
             let mut shared = self.shared.write();
             for s in batch {
                 let entry = match s.flow {
