@@ -31,6 +31,7 @@ pub mod axis;
 pub mod background;
 pub mod canvas;
 pub mod colors;
+pub mod cpu_bar;
 pub mod graph;
 pub mod memory;
 pub mod memory_worker;
@@ -151,6 +152,8 @@ pub struct Overlay {
     /// nodes' beside the graph, code and data in the memory view (shared
     /// with its thread).
     symbols: Option<Arc<Symbols>>,
+    /// The last frame's cycles by class, and its lag mark.
+    cpu_bar: cpu_bar::CpuBar,
 }
 
 impl Overlay {
@@ -172,6 +175,7 @@ impl Overlay {
             mid_frame: false,
         };
         let session = Session::attach(nes, settings, recording);
+        let cpu_bar = cpu_bar::CpuBar::attach(nes);
         let snapshot = session.snapshot();
         let layout = Layout::new(scale);
         let bands = Bands::default();
@@ -207,6 +211,7 @@ impl Overlay {
             final_dropped: None,
             line: String::with_capacity(64),
             symbols,
+            cpu_bar,
         }
     }
 
@@ -285,6 +290,7 @@ impl Overlay {
         if let Some(session) = self.session.as_mut() {
             session.after_frame(nes);
         }
+        self.cpu_bar.after_frame(nes);
         let frame = nes.frame_count();
         if self.view.refresh(&self.snapshot) {
             self.rebuild(frame);
@@ -521,6 +527,14 @@ impl Overlay {
             frame,
         };
         panel::draw_status(&mut canvas, &l, &status, &mut self.line);
+        self.cpu_bar.draw(
+            &mut canvas,
+            l.pad,
+            l.text_y + (panel::TEXT_LINES - 1) * l.line_height,
+            l.width - 2 * l.pad,
+            l.text_scale,
+            &mut self.line,
+        );
         if self.panel_view == PanelView::Memory {
             let enabled = self.memory.is_some();
             let picture = self.memory.as_mut().and_then(MemoryWorker::latest);

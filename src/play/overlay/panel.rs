@@ -25,8 +25,8 @@ use super::text;
 
 /// Characters per text line the panel is made wide enough for.
 const LINE_CHARS: i32 = 30;
-/// Text lines above the legend.
-pub const TEXT_LINES: i32 = 7;
+/// Text lines above the legend (the last one is the CPU bar's).
+pub const TEXT_LINES: i32 = 8;
 
 /// Pixel rectangles of the panel's parts, relative to its top-left corner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
