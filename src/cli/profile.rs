@@ -247,11 +247,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     // The frame-time profile, on its own thread; frames.csv is written as
     // the rows come.
     let prg: Vec<u8> = nes.cartridge().prg_rom.to_vec();
-    let routines = match &symbols {
+    let mut routines = match &symbols {
         Some(s) => Routines::with_symbols(s, reset),
         None => Routines::new(prg.len(), reset),
     }
     .with_prg(prg.clone().into());
+    if let Some(s) = symbols.as_ref().filter(|_| !routines.has_scopes()) {
+        for entry in labelled_jump_targets(&mut nes, &prg, s) {
+            routines.add_entry(entry);
+        }
+    }
     let frames_csv = std::io::BufWriter::new(outputs.stage("frames.csv")?);
     let mut recorder = FrameRecorder::start(
         &mut nes,
@@ -660,6 +665,31 @@ fn no_truth_line(outcome: &Outcome, frame_hash: u64) -> String {
         w.p99().unwrap_or(0),
         s.batches,
     )
+}
+
+/// Without ld65 scopes, which `JMP`s are tail calls: those whose target
+/// carries a global label in the symbol files (`jmp draw_sprites` at a
+/// routine's end, `jmp main` after the reset code), read from the `JMP
+/// abs` instructions in PRG ROM (a `$4C` byte and an address in
+/// $8000-$FFFF, mapped as the banks are now). A jump to a cheap local
+/// (`jmp @loop`) or to an unlabelled place stays inside its routine.
+/// Without symbols nothing tells a tail call from a loop, and no `JMP` is
+/// one.
+fn labelled_jump_targets(nes: &mut emu::Nes, prg: &[u8], symbols: &Symbols) -> Vec<u32> {
+    let mut targets = std::collections::BTreeSet::new();
+    for w in prg.windows(3) {
+        if w[0] == 0x4C {
+            let to = u16::from_le_bytes([w[1], w[2]]);
+            if to >= 0x8000 {
+                targets.insert(to);
+            }
+        }
+    }
+    targets
+        .into_iter()
+        .map(|to| nes.code_address(to))
+        .filter(|&code| symbols.lookup_global(code).is_some_and(|hit| hit.offset == 0))
+        .collect()
 }
 
 /// Where label `label` is (every place of that name), or a clear error.
