@@ -36,7 +36,7 @@ out:close()
 emu.exit()
 EOF
 (cd "$dir/run" && HOME="$dir/home" timeout 600 xvfb-run -a /usr/games/fceux \
-    --sound 0 --videoDriver 1 --newppu 0 --playmov "$dir/run/movie.fm2" \
+    --sound 0 --videoDriver 1 --newppu "${FCEUX_NEWPPU:-0}" --playmov "$dir/run/movie.fm2" \
     --loadlua "$dir/run/lag.lua" "$dir/run/$name.nes" >"$dir/fceux.log" 2>&1) ||
     { echo "error: fceux failed, see $dir/fceux.log" >&2; exit 1; }
 [ -s "$dir/fceux-lag.txt" ] || { echo "error: fceux wrote no lag list, see $dir/fceux.log" >&2; exit 1; }

@@ -52,11 +52,17 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Profile a run: sampled hot CFG (trace builder, or GFCGaussiano) vs the exact CFG.
     ///
-    /// Writes into --out: truth.ron, hot_cfg.ron, edge_profile.ron (CFG
-    /// records), hot_cfg.dot (Graphviz), samples.bin (the sample stream, for
-    /// `cfg build`), report.txt and report.html (one self-contained page:
-    /// metrics, hot CFG, flame graph, hottest functions and blocks),
-    /// stacks.folded and flame.svg (the exact call stacks). Blocks are named
+    /// Writes into --out: frames.csv (CPU cycles per frame: busy, idle,
+    /// NMI, IRQ, DMA, lag, vblank, top routine) and routines.csv (calls,
+    /// exclusive/inclusive cycles, per call and per frame), exact and
+    /// estimated from the sampler alone; report.txt and report.html (one
+    /// self-contained page: the frame-budget chart, routines, worst frames,
+    /// then the hot CFG, flame graph, hottest labels and blocks, the thesis'
+    /// metrics); truth.ron, hot_cfg.ron, edge_profile.ron (CFG records),
+    /// hot_cfg.dot (Graphviz), samples.bin (the sample stream, for `cfg
+    /// build`), stacks.folded and flame.svg (call stacks by CPU cycles).
+    /// --no-truth runs the sampler alone; --from-frame and --start-at
+    /// profile a window. Blocks are named
     /// by bank (`03:A1F0`) on bank-switching boards and by label with symbol
     /// files (--symbols, or files beside the ROM). --cdl also writes an
     /// FCEUX code/data log.

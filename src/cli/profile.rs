@@ -688,7 +688,11 @@ fn labelled_jump_targets(nes: &mut emu::Nes, prg: &[u8], symbols: &Symbols) -> V
     targets
         .into_iter()
         .map(|to| nes.code_address(to))
-        .filter(|&code| symbols.lookup_global(code).is_some_and(|hit| hit.offset == 0))
+        .filter(|&code| {
+            symbols
+                .lookup_global(code)
+                .is_some_and(|hit| hit.offset == 0)
+        })
         .collect()
 }
 
