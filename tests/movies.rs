@@ -29,11 +29,13 @@ fn workloads() -> Vec<(PathBuf, PathBuf)> {
     for dir in [repo().join("roms-test"), common::roms_root().join("games")] {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            // The dep_* programs are memory-dependence fixtures that read no
-            // input and run the same loop forever, not workloads: no movie.
-            let fixture = path
-                .file_stem()
-                .is_some_and(|s| s.to_string_lossy().starts_with("dep_"));
+            // The dep_* programs (memory-dependence fixtures) and frametime
+            // (the frame-time profile's hand-counted program) read no input
+            // and run the same loop forever, not workloads: no movie.
+            let fixture = path.file_stem().is_some_and(|s| {
+                let s = s.to_string_lossy();
+                s.starts_with("dep_") || s == "frametime"
+            });
             if path.extension().is_some_and(|e| e == "nes") && !fixture {
                 roms.push(path);
             }

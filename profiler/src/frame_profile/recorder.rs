@@ -20,6 +20,7 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -39,10 +40,11 @@ use super::sampled::{Classifier, Cycles, Estimates, FrameEstimate, SampledProfil
 use crate::sink::BatchSink;
 
 /// Frames the emulation thread may be ahead of the accounting before
-/// [`FrameRecorder::end_frame`] waits: a bound on the events in flight
-/// (a frame's events are some kilobytes), never reached unless the other
-/// core stalls.
-const FRAMES_IN_FLIGHT: usize = 256;
+/// [`FrameRecorder::end_frame`] waits: a bound on the events in flight (a
+/// busy frame's are up to a few hundred kilobytes: tracker's bytecode
+/// interpreter makes 5,000 calls a frame), reached only when the other
+/// core is taken by something else.
+const FRAMES_IN_FLIGHT: usize = 8;
 
 enum Message {
     Frame {
@@ -104,6 +106,8 @@ pub struct FrameRecorder<W> {
     tx: Option<Sender<Message>>,
     give_back: Receiver<Vec<FlowEvent>>,
     exact: bool,
+    /// Frames sent and not yet accounted for.
+    in_flight: Arc<AtomicUsize>,
     thread: Option<JoinHandle<Option<(Outcome, W)>>>,
 }
 
@@ -191,15 +195,18 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             cycles: 0,
         };
         let (tx, rx) = unbounded::<Message>();
-        let (give, give_back) = bounded::<Vec<FlowEvent>>(8);
+        let (give, give_back) = bounded::<Vec<FlowEvent>>(FRAMES_IN_FLIGHT);
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let done = in_flight.clone();
         let thread = std::thread::Builder::new()
             .name("nesprof-frames".into())
-            .spawn(move || state.run(rx, give))
+            .spawn(move || state.run(rx, give, &done))
             .expect("spawn the frame-profile thread");
         FrameRecorder {
             tx: Some(tx),
             give_back,
             exact: setup.exact,
+            in_flight,
             thread: Some(thread),
         }
     }
@@ -221,9 +228,12 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             nes.drain_events(&mut events);
         }
         // Bounded: wait for the accounting rather than let frames pile up.
-        while tx.len() > FRAMES_IN_FLIGHT {
+        while self.in_flight.load(Ordering::Acquire) >= FRAMES_IN_FLIGHT
+            && !self.thread.as_ref().is_some_and(JoinHandle::is_finished)
+        {
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
         let _ = tx.send(Message::Frame {
             frame,
             end: nes.stamp(),
@@ -289,6 +299,7 @@ impl<W: Write> State<W> {
         mut self,
         rx: Receiver<Message>,
         give_back: Sender<Vec<FlowEvent>>,
+        in_flight: &AtomicUsize,
     ) -> Option<(Outcome, W)> {
         self.write_line(csv::frames_header(self.columns));
         for message in rx {
@@ -296,6 +307,7 @@ impl<W: Write> State<W> {
                 Message::Frame { frame, end, events } => {
                     self.frame(frame, end, &events);
                     let _ = give_back.try_send(events);
+                    in_flight.fetch_sub(1, Ordering::AcqRel);
                 }
                 Message::Batch(batch) => self.batch_arrived(batch),
                 Message::Abandon => return None,

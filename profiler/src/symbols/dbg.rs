@@ -46,91 +46,13 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::location::{bounded_name, quoted, Label, LineError, Location, MAX_LABEL_CHARS};
+use super::location::{bounded_name, Label, LineError, Location};
 use super::proc_scope::ProcScope;
 
 mod procs;
+mod records;
 
-/// Size of the iNES header before PRG ROM in a `.nes` file.
-const INES_HEADER: i64 = 16;
-
-struct Seg {
-    start: u32,
-    size: u32,
-    writable: bool,
-    output: Option<(String, u32)>,
-}
-
-// Names borrow the file's text (cut to `MAX_LABEL_CHARS` when longer, in
-// which case they are copies): a file of a million symbols allocates
-// nothing per symbol but its place in `syms`.
-struct Scope<'a> {
-    line: usize,
-    name: Cow<'a, str>,
-    parent: Option<u32>,
-    /// The `sym` field as written: a `.proc`'s symbol (a `.scope` has
-    /// none), parsed only when procs are asked for.
-    sym: Option<&'a str>,
-    /// The `span` field as written (`6` or `16+0+17`), parsed only for
-    /// `.proc` scopes when they are asked for.
-    spans: &'a str,
-}
-
-/// A symbol's `type`: the two kinds that can name a place, and the rest.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Label,
-    Equate,
-    Other,
-}
-
-struct Sym<'a> {
-    line: usize,
-    name: Cow<'a, str>,
-    val: Option<u32>,
-    seg: Option<u32>,
-    scope: Option<u32>,
-    parent: Option<u32>,
-    kind: Kind,
-    absolute: bool,
-}
-
-/// Splits `key=value,key="a,b"` into pairs (quotes removed).
-fn fields(text: &str, line: usize) -> Result<Vec<(&str, &str)>, LineError> {
-    let mut out = Vec::new();
-    let mut rest = text.trim_end_matches(['\r', '\n']);
-    while !rest.is_empty() {
-        let (key, after) = rest
-            .split_once('=')
-            .ok_or_else(|| LineError::new(line, format!("field without '=': {}", quoted(rest))))?;
-        let (value, next) = if let Some(string) = after.strip_prefix('"') {
-            let close = string.find('"').ok_or_else(|| {
-                LineError::new(line, format!("unterminated string in {}", quoted(key)))
-            })?;
-            let next = &string[close + 1..];
-            (&string[..close], next.strip_prefix(',').unwrap_or(next))
-        } else {
-            match after.split_once(',') {
-                Some((v, n)) => (v, n),
-                None => (after, ""),
-            }
-        };
-        out.push((key, value));
-        rest = next;
-    }
-    Ok(out)
-}
-
-fn number(value: &str, key: &str, line: usize) -> Result<u32, LineError> {
-    let parsed = match value
-        .strip_prefix("0x")
-        .or_else(|| value.strip_prefix("0X"))
-    {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => value.parse(),
-    };
-    parsed.map_err(|_| LineError::new(line, format!("bad number in {key}: {}", quoted(value))))
-}
+use records::{fields, number, place_in_segment, Kind, Qualified, Scope, Seg, Sym, INES_HEADER};
 
 /// What a debug file says about the file ld65 wrote, for checking that it
 /// is the ROM it is applied to (`fit.rs`).
@@ -377,49 +299,6 @@ pub(crate) fn read_with_procs(
     Ok(Layout::of(&segs))
 }
 
-/// A name being qualified: its last [`MAX_LABEL_CHARS`] characters, and
-/// whether any went before them.
-#[derive(Debug, Clone, Default)]
-struct Qualified {
-    text: String,
-    cut: bool,
-}
-
-impl Qualified {
-    fn push_prefix(&mut self, prefix: Option<&Qualified>) {
-        if let Some(p) = prefix {
-            self.cut |= p.cut;
-            self.push(&p.text);
-        }
-    }
-
-    /// Appends `part`, dropping characters from the front past the bound.
-    fn push(&mut self, part: &str) {
-        self.text.push_str(part);
-        let chars = self.text.chars().count();
-        if chars > MAX_LABEL_CHARS {
-            let (at, _) = self
-                .text
-                .char_indices()
-                .nth(chars - MAX_LABEL_CHARS)
-                .expect("more characters than the bound");
-            self.text.drain(..at);
-            self.cut = true;
-        }
-    }
-
-    /// The name: whole, or `…` and its last characters.
-    fn finish(self) -> String {
-        if !self.cut {
-            return self.text;
-        }
-        let chars = self.text.chars().count();
-        let skip = (chars + 1).saturating_sub(MAX_LABEL_CHARS);
-        let at = self.text.char_indices().nth(skip).map_or(0, |(i, _)| i);
-        format!("…{}", &self.text[at..])
-    }
-}
-
 /// Each scope's qualified prefix (`outer::inner::`; unnamed scopes add
 /// nothing), worked out once per scope. A parent id naming no scope ends
 /// the chain (the file's root scope has none); parents that come back to
@@ -463,43 +342,9 @@ fn scope_prefixes(scopes: &HashMap<u32, Scope>) -> Result<HashMap<u32, Qualified
     Ok(done)
 }
 
-/// Where a label at run address `val` in `seg` is, and the end of its
-/// segment in the same region; `None` for labels that name no place code can
-/// be (CHR ROM, the header, a label outside its segment).
-fn place_in_segment(seg: &Seg, val: u32, prg_len: usize) -> Option<(Location, Option<u32>)> {
-    let seg_end = seg.start.saturating_add(seg.size);
-    match &seg.output {
-        Some((oname, ooffs)) if seg.start >= 0x8000 => {
-            if val < seg.start {
-                return None;
-            }
-            let header = if oname.to_ascii_lowercase().ends_with(".nes") {
-                INES_HEADER
-            } else {
-                0
-            };
-            let base = *ooffs as i64 - header;
-            let offset = u32::try_from(base + (val - seg.start) as i64).ok()?;
-            let end = (base + seg.size as i64).clamp(0, u32::MAX as i64) as u32;
-            Some((Location::prg(offset), Some(end)))
-        }
-        Some(_) if !seg.writable => None,
-        _ => {
-            let location = Location::of_cpu(val as u16, prg_len);
-            // The segment's end as a place, when it is in the same region
-            // (a segment reaching past a mirror or region edge keeps none).
-            let last = Location::of_cpu(seg_end.saturating_sub(1).min(0xFFFF) as u16, prg_len);
-            let end =
-                (seg.size > 0 && last.region == location.region && last.addr >= location.addr)
-                    .then_some(last.addr + 1);
-            Some((location, end))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{Region, Symbols};
+    use super::super::{Region, Symbols, MAX_LABEL_CHARS};
     use super::*;
 
     /// Records in the shape ld65 2.19 writes (taken from a real build of a

@@ -39,9 +39,10 @@ use super::text;
 const RAM_GRID: (i32, i32) = (64, 32);
 const WRAM_GRID: (i32, i32) = (128, 64);
 /// Percentage of the band the RAM map may take: the rest is for WRAM and
-/// the lists, which are what one reads. 47 keeps the default window's 7
-/// pixels per byte (ram.png's grid) under the status text's seven lines.
-const RAM_SHARE: i32 = 47;
+/// the lists, which are what one reads. 49 keeps the default window's 7
+/// pixels per byte (ram.png's grid) under the status text's eight lines
+/// (the last the CPU bar's).
+const RAM_SHARE: i32 = 49;
 /// The heat maps' colours at full intensity (`heat_map_rgb`), for legends.
 pub const READ_GREEN: u32 = 0x00_ff_18;
 pub const WRITE_RED: u32 = 0xff_00_18;

@@ -33,7 +33,7 @@
 
 use std::collections::HashMap;
 
-use super::{fields, number, place_in_segment, Qualified, Scope, Seg, Sym};
+use super::records::{fields, number, place_in_segment, Qualified, Scope, Seg, Sym};
 use crate::symbols::location::{bounded_name, LineError, Location};
 use crate::symbols::proc_scope::ProcScope;
 
