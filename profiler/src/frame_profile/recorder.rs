@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 use emu::frame_events::{FlowEvent, Stamp};
 use emu::nes::Nes;
 use gfc::Sample;
@@ -39,12 +39,20 @@ use super::rows::{self, Estimate, FrameRow, RoutineRow, SampledFrame, SampledRou
 use super::sampled::{Classifier, Cycles, Estimates, FrameEstimate, SampledProfile, WaitLoops};
 use crate::sink::BatchSink;
 
-/// Frames the emulation thread may be ahead of the accounting before
-/// [`FrameRecorder::end_frame`] waits: a bound on the events in flight (a
-/// busy frame's are up to a few hundred kilobytes: tracker's bytecode
-/// interpreter makes 5,000 calls a frame), reached only when the other
-/// core is taken by something else.
-const FRAMES_IN_FLIGHT: usize = 8;
+/// How far the emulation thread may be ahead of the accounting before
+/// [`FrameRecorder::end_frame`] waits, in events (each frame counting
+/// [`FRAME_WEIGHT`] besides its events): about 2 MB of events in flight.
+/// A busy frame's events are up to a few hundred kilobytes (tracker's
+/// bytecode interpreter makes 5,000 calls a frame), and the accounting
+/// looks at its queue once a millisecond, when a fast game has run ten
+/// frames: so the bound is in events, not frames.
+const EVENTS_IN_FLIGHT: usize = 1 << 16;
+
+/// What a frame counts against [`EVENTS_IN_FLIGHT`] besides its events.
+const FRAME_WEIGHT: usize = 64;
+
+/// Spare event buffers kept for reuse.
+const SPARE_BUFFERS: usize = 8;
 
 enum Message {
     Frame {
@@ -106,7 +114,7 @@ pub struct FrameRecorder<W> {
     tx: Option<Sender<Message>>,
     give_back: Receiver<Vec<FlowEvent>>,
     exact: bool,
-    /// Frames sent and not yet accounted for.
+    /// Events (and frames) sent and not yet accounted for.
     in_flight: Arc<AtomicUsize>,
     thread: Option<JoinHandle<Option<(Outcome, W)>>>,
 }
@@ -195,7 +203,7 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             cycles: 0,
         };
         let (tx, rx) = unbounded::<Message>();
-        let (give, give_back) = bounded::<Vec<FlowEvent>>(FRAMES_IN_FLIGHT);
+        let (give, give_back) = bounded::<Vec<FlowEvent>>(SPARE_BUFFERS);
         let in_flight = Arc::new(AtomicUsize::new(0));
         let done = in_flight.clone();
         let thread = std::thread::Builder::new()
@@ -228,12 +236,13 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
             nes.drain_events(&mut events);
         }
         // Bounded: wait for the accounting rather than let frames pile up.
-        while self.in_flight.load(Ordering::Acquire) >= FRAMES_IN_FLIGHT
+        while self.in_flight.load(Ordering::Acquire) >= EVENTS_IN_FLIGHT
             && !self.thread.as_ref().is_some_and(JoinHandle::is_finished)
         {
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
-        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.in_flight
+            .fetch_add(events.len() + FRAME_WEIGHT, Ordering::AcqRel);
         let _ = tx.send(Message::Frame {
             frame,
             end: nes.stamp(),
@@ -302,12 +311,24 @@ impl<W: Write> State<W> {
         in_flight: &AtomicUsize,
     ) -> Option<(Outcome, W)> {
         self.write_line(csv::frames_header(self.columns));
-        for message in rx {
+        // Polled, as the feeder polls its queue (`feeder::POLL_INTERVAL`):
+        // a receiver asleep in `recv` makes every send a futex wake, and
+        // the emulation thread sends once a frame and the feeder once a
+        // batch (5 % of the emulation thread's time on tracker, flat out).
+        loop {
+            let message = match rx.try_recv() {
+                Ok(m) => m,
+                Err(TryRecvError::Empty) => {
+                    std::thread::sleep(crate::feeder::POLL_INTERVAL);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            };
             match message {
                 Message::Frame { frame, end, events } => {
                     self.frame(frame, end, &events);
+                    in_flight.fetch_sub(events.len() + FRAME_WEIGHT, Ordering::AcqRel);
                     let _ = give_back.try_send(events);
-                    in_flight.fetch_sub(1, Ordering::AcqRel);
                 }
                 Message::Batch(batch) => self.batch_arrived(batch),
                 Message::Abandon => return None,
