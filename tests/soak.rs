@@ -140,9 +140,18 @@ fn profile_args(frames: u64, dir: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
+/// `profile`'s frame-time accounting runs on a thread of its own, and the
+/// events it has not yet taken add their own bound
+/// ([`profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES`]): how much of
+/// it a run reaches depends on how far that thread falls behind, which
+/// depends on the load on the machine.
+fn profile_slack_kib() -> u64 {
+    SLACK_KIB + profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES as u64 / 1024
+}
+
 #[test]
 fn profile_memory_does_not_grow_with_the_run() {
-    assert_flat("profile", SLACK_KIB, |frames, dir| {
+    assert_flat("profile", profile_slack_kib(), |frames, dir| {
         profile_args(frames, dir, &[])
     });
 }
@@ -152,7 +161,7 @@ fn profile_memory_does_not_grow_with_the_run() {
 /// however far its worker thread falls behind they add nothing later.
 #[test]
 fn profile_with_memory_does_not_grow_with_the_run() {
-    assert_flat("profile-memory", SLACK_KIB, |frames, dir| {
+    assert_flat("profile-memory", profile_slack_kib(), |frames, dir| {
         profile_args(frames, dir, &["--memory"])
     });
 }

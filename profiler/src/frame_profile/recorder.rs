@@ -41,12 +41,24 @@ use crate::sink::BatchSink;
 
 /// How far the emulation thread may be ahead of the accounting before
 /// [`FrameRecorder::end_frame`] waits, in events (each frame counting
-/// [`FRAME_WEIGHT`] besides its events): about 2 MB of events in flight.
+/// [`FRAME_WEIGHT`] besides its events): a few MB ([`MAX_IN_FLIGHT_BYTES`]).
 /// A busy frame's events are up to a few hundred kilobytes (tracker's
 /// bytecode interpreter makes 5,000 calls a frame), and the accounting
-/// looks at its queue once a millisecond, when a fast game has run ten
-/// frames: so the bound is in events, not frames.
+/// looks at its queue every [`POLL`], when a fast game has run ten frames:
+/// so the bound is in events, not frames. A quarter of it (and a 200 µs
+/// poll) kept the memory lower but cost tracker's `profile` 10 % of its
+/// speed, the emulation waiting for the accounting.
 const EVENTS_IN_FLIGHT: usize = 1 << 16;
+
+/// The most the events in flight and the spare buffers hold: how much a
+/// loaded machine, where the accounting falls behind, can add to the peak
+/// memory of a run (the soak test allows for it).
+pub const MAX_IN_FLIGHT_BYTES: usize =
+    (EVENTS_IN_FLIGHT + SPARE_BUFFERS * (1 << 13)) * std::mem::size_of::<FlowEvent>();
+
+/// How long the accounting sleeps when its queue is empty (it polls, as
+/// the feeder does: see the loop in `State::run`).
+const POLL: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// What a frame counts against [`EVENTS_IN_FLIGHT`] besides its events.
 const FRAME_WEIGHT: usize = 64;
@@ -311,7 +323,7 @@ impl<W: Write> State<W> {
         in_flight: &AtomicUsize,
     ) -> Option<(Outcome, W)> {
         self.write_line(csv::frames_header(self.columns));
-        // Polled, as the feeder polls its queue (`feeder::POLL_INTERVAL`):
+        // Polled, as the feeder polls its queue:
         // a receiver asleep in `recv` makes every send a futex wake, and
         // the emulation thread sends once a frame and the feeder once a
         // batch (5 % of the emulation thread's time on tracker, flat out).
@@ -319,7 +331,7 @@ impl<W: Write> State<W> {
             let message = match rx.try_recv() {
                 Ok(m) => m,
                 Err(TryRecvError::Empty) => {
-                    std::thread::sleep(crate::feeder::POLL_INTERVAL);
+                    std::thread::sleep(POLL);
                     continue;
                 }
                 Err(TryRecvError::Disconnected) => break,
