@@ -14,6 +14,7 @@ use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
 use profiler::frame_profile::csv::{self as frame_csv, Columns};
 use profiler::frame_profile::recorder::{BatchTee, FrameRecorder, Outcome, Setup};
 use profiler::frame_profile::report as frame_report;
+use profiler::frame_profile::routines::{static_targets, vector_target};
 use profiler::frame_profile::{Routines, Start};
 use profiler::session::{self, ProfileSettings};
 use profiler::stream::{StreamHeader, StreamTrailer, StreamWriter};
@@ -207,12 +208,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // The routines' root and the NMI handler, as the machine starts.
-    let vector = |nes: &mut emu::Nes, at: u16| {
-        let cpu = u16::from_le_bytes([nes.peek(at), nes.peek(at + 1)]);
-        nes.code_address(cpu)
-    };
-    let reset = vector(&mut nes, 0xFFFC);
-    let nmi_handler = vector(&mut nes, 0xFFFA);
+    let reset = vector_target(&mut nes, 0xFFFC);
+    let nmi_handler = vector_target(&mut nes, 0xFFFA);
 
     // The window: frames before --from-frame, then up to --start-at's
     // label, run unprofiled.
@@ -676,18 +673,8 @@ fn no_truth_line(outcome: &Outcome, frame_hash: u64) -> String {
 /// Without symbols nothing tells a tail call from a loop, and no `JMP` is
 /// one.
 fn labelled_jump_targets(nes: &mut emu::Nes, prg: &[u8], symbols: &Symbols) -> Vec<u32> {
-    let mut targets = std::collections::BTreeSet::new();
-    for w in prg.windows(3) {
-        if w[0] == 0x4C {
-            let to = u16::from_le_bytes([w[1], w[2]]);
-            if to >= 0x8000 {
-                targets.insert(to);
-            }
-        }
-    }
-    targets
+    static_targets(nes, prg, 0x4C)
         .into_iter()
-        .map(|to| nes.code_address(to))
         .filter(|&code| {
             symbols
                 .lookup_global(code)

@@ -564,18 +564,8 @@ fn sampled_routines(e: &Estimates, names: &Routines) -> Vec<RoutineRow> {
 /// one; with symbol files only targets that carry a label are taken, which
 /// leaves out nearly all of those.
 fn static_calls(nes: &mut Nes, prg: &[u8], routines: &mut Routines) {
-    let labels = !routines.entries().all(|e| !routines.is_labelled(e)) || routines.has_scopes();
-    let mut targets = std::collections::BTreeSet::new();
-    for w in prg.windows(3) {
-        if w[0] == 0x20 {
-            let to = u16::from_le_bytes([w[1], w[2]]);
-            if to >= 0x8000 {
-                targets.insert(to);
-            }
-        }
-    }
-    for to in targets {
-        let code = nes.code_address(to);
+    let labels = routines.entries().any(|e| routines.is_labelled(e)) || routines.has_scopes();
+    for code in super::routines::static_targets(nes, prg, 0x20) {
         if !labels || routines.is_labelled(code) {
             routines.add_entry(code);
         }

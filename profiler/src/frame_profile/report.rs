@@ -35,11 +35,12 @@ fn short(name: &str) -> String {
     cut(name, 32)
 }
 
+/// `text` in at most `max` characters, its end replaced by `…` when cut.
 fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()
     } else {
-        text.chars().take(max - 1).chain(['…']).collect()
+        emu::input_file::shorten_to(text, max - 1)
     }
 }
 

@@ -325,6 +325,30 @@ impl Routines {
     }
 }
 
+/// The targets in $8000-$FFFF of every instruction `opcode abs` that PRG
+/// ROM's bytes could hold (`$20` for `JSR`, `$4C` for `JMP`), as code
+/// addresses with the banks mapped as they are now: a static reading of
+/// the code, data bytes that look like one included.
+pub fn static_targets(nes: &mut emu::Nes, prg: &[u8], opcode: u8) -> Vec<u32> {
+    let mut targets = BTreeSet::new();
+    for w in prg.windows(3) {
+        if w[0] == opcode {
+            let to = u16::from_le_bytes([w[1], w[2]]);
+            if to >= 0x8000 {
+                targets.insert(to);
+            }
+        }
+    }
+    targets.into_iter().map(|to| nes.code_address(to)).collect()
+}
+
+/// The code address an interrupt vector (`$FFFA` NMI, `$FFFC` reset)
+/// points at, with the banks mapped as they are now.
+pub fn vector_target(nes: &mut emu::Nes, at: u16) -> u32 {
+    let cpu = u16::from_le_bytes([nes.peek(at), nes.peek(at.wrapping_add(1))]);
+    nes.code_address(cpu)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 use emu::frame_events::FlowEvent;
 use emu::Nes;
 use profiler::frame_profile::report::FRAME_BUDGET;
+use profiler::frame_profile::routines;
 use profiler::frame_profile::rows::FrameRow;
 use profiler::frame_profile::{FrameProfile, Routines, Start};
 
@@ -35,10 +36,7 @@ impl CpuBar {
     /// Starts the event log on `nes` and the accounting from now.
     pub fn attach(nes: &mut Nes) -> CpuBar {
         nes.record_events();
-        let reset = {
-            let cpu = u16::from_le_bytes([nes.peek(0xFFFC), nes.peek(0xFFFD)]);
-            nes.code_address(cpu)
-        };
+        let reset = routines::vector_target(nes, 0xFFFC);
         let routines = Routines::new(nes.cartridge().prg_rom.len(), reset);
         let start = if nes.frame_count() <= 1 {
             Start::PowerOn
