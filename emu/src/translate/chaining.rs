@@ -2,7 +2,7 @@
 //! translator, each block linking to its recent successors.
 
 use super::block::{Block, Link, NO_CODE};
-use super::op::settle;
+use super::op::{settle, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -26,15 +26,26 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
-        if probes.sampler.is_none()
-            && probes.flow.is_none()
-            && probes.events.is_none()
-            && bus.memory.is_none()
-        {
-            return self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle);
-        }
+        // With the sampler the only probe, the chain runs unobserved until
+        // a block could reach the cycle at which the sampler is to be
+        // asked, and again after a batch: the sampler then costs its
+        // batches, not a slower loop between them. (It leaves at a block's
+        // entry, so that the batch begins inside the block where the
+        // observed loop would begin it, and no block is translated from
+        // the middle of another.)
+        let sampler_only =
+            probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
         let mut id = first;
         let mut retired = 0;
+        if sampler_only {
+            let due = probes.sampler.as_ref().map_or(u64::MAX, |s| s.due_cycle());
+            let (run, next) =
+                self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle, due);
+            match next {
+                Some(next) => (id, retired) = (next, run),
+                None => return run,
+            }
+        }
         let mut previous = u32::MAX;
         let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
         // The idle window (see `op::Translated`) lasts from block to
@@ -79,6 +90,19 @@ impl Translator {
                 _ => self.successor(id, bus, cpu.pc),
             };
             match next {
+                // The batch over, back to the unobserved loop until the
+                // next one is due.
+                Some(next) if sampler_only && bus.cycles < look_at => {
+                    let (run, next) =
+                        self.run_chain_unobserved(next, cpu, bus, probes, stop_at_cycle, look_at);
+                    retired += run;
+                    match next {
+                        Some(next) => id = next,
+                        None => return retired,
+                    }
+                    previous = u32::MAX;
+                    cpu.idle_budget = 0;
+                }
                 Some(next) => id = next,
                 None => {
                     if uncounted {
@@ -90,10 +114,12 @@ impl Translator {
         }
     }
 
-    /// [`Translator::run_chain`] with no probe watching (no sampler, no
-    /// truth recorder, no event log): the same blocks, stops and idle-loop skipping, with
-    /// nothing to record between blocks, so the loop from block to block
-    /// does only what running them needs. Most runs are this one.
+    /// [`Translator::run_chain`] with no probe watching (no truth
+    /// recorder, no event log, no memory recorder, and no sampler batch
+    /// before `stop_at_cycle`): the same blocks, stops and idle-loop
+    /// skipping, with nothing to record between blocks, so the loop from
+    /// block to block does only what running them needs. Most runs are
+    /// this one.
     fn run_chain_unobserved(
         &mut self,
         first: u32,
@@ -101,7 +127,9 @@ impl Translator {
         bus: &mut Bus,
         probes: &mut Probes,
         stop_at_cycle: u64,
-    ) -> u64 {
+        leave_at: u64,
+    ) -> (u64, Option<u32>) {
+        let stop_at_cycle = stop_at_cycle.min(leave_at);
         let mut id = first;
         let mut retired = 0;
         let mut previous = u32::MAX;
@@ -114,6 +142,9 @@ impl Translator {
         loop {
             let block = &self.blocks[id as usize];
             let entry = block.ops[0].pc;
+            // The sampler is asked inside the block that may reach
+            // `leave_at`: the observed loop runs that one.
+            let leave_before = leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64);
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it. It may also repeat inside
@@ -122,6 +153,10 @@ impl Translator {
             let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
             let start = loop {
                 let start = bus.cycles + owed as u64;
+                if start >= leave_before {
+                    settle(cpu, bus, owed);
+                    return (retired, Some(id));
+                }
                 bus.attention = false;
                 let run = if block.live {
                     Self::run_ops_repeating::<true>(
@@ -157,7 +192,7 @@ impl Translator {
                 };
                 if leave {
                     settle(cpu, bus, owed);
-                    return retired;
+                    return (retired, None);
                 }
                 if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
                     break start;
@@ -175,7 +210,7 @@ impl Translator {
                 Some(next) => id = next,
                 None => {
                     settle(cpu, bus, owed);
-                    return retired;
+                    return (retired, None);
                 }
             }
         }
