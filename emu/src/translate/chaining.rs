@@ -33,8 +33,7 @@ impl Translator {
         // entry, so that the batch begins inside the block where the
         // observed loop would begin it, and no block is translated from
         // the middle of another.)
-        let sampler_only =
-            probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
+        let sampler_only = probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
         let mut id = first;
         let mut retired = 0;
         if sampler_only {
@@ -144,7 +143,8 @@ impl Translator {
             let entry = block.ops[0].pc;
             // The sampler is asked inside the block that may reach
             // `leave_at`: the observed loop runs that one.
-            let leave_before = leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64);
+            let leave_before =
+                leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64);
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it. It may also repeat inside

@@ -3,6 +3,8 @@
 //!
 //! - `routines.rs`: what a routine is (ld65 `.proc` scopes, else entries
 //!   learned from the run) and the routine of an address;
+//! - `extents.rs`: the code each entry reaches without a call, read from
+//!   the code (the sampled side's routine of an address);
 //! - `accounting.rs`: the exact accounting from the engines' event log
 //!   (`emu::frame_events`), frame by frame;
 //! - `shadow_stack.rs`: its call stack's frames, and reading one back from
@@ -14,13 +16,14 @@
 //! - `rows.rs`, `csv.rs`: the rows of `frames.csv` and `routines.csv`
 //!   (exact and sampled parts) and how they are written.
 //!
-//! The estimates from the sampler alone are `sampled.rs`'s; they share
-//! `Routines::routine_of` and the rows.
+//! The estimates from the sampler alone are `sampled.rs`'s; they name
+//! routines by `Routines::owner_of` and share the rows.
 
 pub mod accounting;
 pub mod chart;
 pub mod contexts;
 pub mod csv;
+pub mod extents;
 pub mod histogram;
 pub mod recorder;
 pub mod report;

@@ -159,12 +159,16 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
         }
         let start = nes.stamp();
         let mut sampled_routines = setup.routines.clone();
+        // The interrupt handlers are roots of the reading of the code,
+        // as the reset handler is.
+        sampled_routines.add_entry(setup.nmi_handler);
+        sampled_routines.add_entry(super::routines::vector_target(nes, 0xFFFE));
         static_calls(nes, &setup.prg, &mut sampled_routines);
         let shared = Arc::new(RwLock::new(sampled_routines));
         let seen = shared.clone();
         let nmi = setup.nmi_handler;
         let classifier = Classifier::new(
-            move |pc| seen.read().routine_of(pc),
+            move |pc| seen.read().owner_of(pc),
             move |entry| entry == nmi,
             WaitLoops::from_prg(setup.prg),
         );
@@ -402,6 +406,7 @@ impl<W: Write> State<W> {
             // alone gives, the same on every run.
             let mut shared = self.shared.write();
             for s in batch {
+                shared.note_code(s.pc);
                 let entry = match s.flow {
                     gfc::Flow::Call => Some(s.next_pc),
                     gfc::Flow::Interrupt => Some(s.pc),
@@ -419,6 +424,7 @@ impl<W: Write> State<W> {
                     shared.add_entry(entry);
                 }
             }
+            shared.refresh_owners();
         }
         self.sampled.add_batch(batch);
         self.last_batch_start = first.cycle;
@@ -558,16 +564,26 @@ fn sampled_routines(e: &Estimates, names: &Routines) -> Vec<RoutineRow> {
 
 /// Without the exact side, the samples show a routine's entry only when a
 /// batch holds the call to it, which a routine called once a frame rarely
-/// gets. So the `JSR abs` instructions in PRG ROM are read beforehand and
-/// their targets taken as entries: every `$20` byte followed by an address
-/// in $8000-$FFFF, mapped as the banks are now. Data bytes can look like
-/// one; with symbol files only targets that carry a label are taken, which
-/// leaves out nearly all of those.
+/// gets. So the calls are read from the code beforehand: from the
+/// vectors and the entries known, following the code
+/// (`Routines::refresh_owners`, `extents.rs`). With symbol files, the
+/// `JSR abs` instructions in PRG ROM are read too (every `$20` byte
+/// followed by an address in $8000-$FFFF, mapped as the banks are now)
+/// and the targets that carry a label taken: data bytes can look like a
+/// `JSR`, and a label leaves out nearly all of those. Without labels,
+/// those targets are candidates, taken where the reading of the code from
+/// the known entries does not reach (`Routines::add_candidates`).
 fn static_calls(nes: &mut Nes, prg: &[u8], routines: &mut Routines) {
     let labels = routines.entries().any(|e| routines.is_labelled(e)) || routines.has_scopes();
-    for code in super::routines::static_targets(nes, prg, 0x20) {
-        if !labels || routines.is_labelled(code) {
-            routines.add_entry(code);
+    let targets = super::routines::static_targets(nes, prg, 0x20);
+    if labels {
+        for code in targets {
+            if routines.is_labelled(code) {
+                routines.add_entry(code);
+            }
         }
+    } else {
+        routines.add_candidates(targets);
     }
+    routines.refresh_owners();
 }

@@ -37,7 +37,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use emu::code_addr;
+use emu::cpu::opcodes::OPCODES;
+use emu::int_hash::IntMap;
 
+use super::extents;
 use crate::symbols::{Location, Region, Symbols};
 
 /// One routine that a `.proc` scope declares.
@@ -66,6 +69,27 @@ pub struct Routines {
     symbols: Option<Arc<Symbols>>,
     /// PRG ROM, to tell `JMP (indirect)` from `JMP` absolute.
     prg: Option<Arc<[u8]>>,
+    /// The owners of the code the entries reach (`extents.rs`), as of
+    /// the last [`Routines::refresh_owners`], which also adds the calls
+    /// the code shows to `learned`.
+    owners: IntMap<u32, u32>,
+    /// Whether entries (or banks) came since the owners were read.
+    owners_stale: bool,
+    /// Possible entries read from PRG ROM's bytes alone
+    /// ([`Routines::add_candidates`]), sorted, each with whether a sample
+    /// ran at it.
+    candidates: Vec<(u32, bool)>,
+    /// The banks (code-address high bits) the code seen in each 8 KiB
+    /// window of $8000-$FFFF came from ([`Routines::note_code`]).
+    window_banks: [WindowBank; 4],
+}
+
+/// Which banks a window's code has been seen in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WindowBank {
+    Unseen,
+    One(u32),
+    Many,
 }
 
 /// The bank an address's nearest entry must share (see the module doc).
@@ -112,6 +136,10 @@ impl Routines {
             learned: BTreeSet::new(),
             symbols: None,
             prg: None,
+            owners: IntMap::default(),
+            owners_stale: true,
+            candidates: Vec::new(),
+            window_banks: [WindowBank::Unseen; 4],
         };
         r.root = r.enter(reset);
         r
@@ -234,6 +262,110 @@ impl Routines {
         Some(entry)
     }
 
+    /// The routine that owns the code at `pc`, as the sampled side reads
+    /// it: the scope covering it, else the entry whose reach holds it
+    /// (`extents.rs`, as of the last [`Routines::refresh_owners`]), else
+    /// [`Routines::routine_of`].
+    pub fn owner_of(&self, pc: u32) -> Option<u32> {
+        if let Some(i) = self.scope_index(pc) {
+            return Some(self.procs[i as usize].entry);
+        }
+        match self.owners.get(&pc) {
+            Some(&entry) => Some(entry),
+            None => self.routine_of(pc),
+        }
+    }
+
+    /// Reads the entries' reach again if entries came since the last
+    /// time (a walk over the code they reach: call it after adding a
+    /// batch's entries, not per address).
+    pub fn refresh_owners(&mut self) {
+        if !self.owners_stale {
+            return;
+        }
+        self.owners_stale = false;
+        let entries: Vec<u32> = self.learned.iter().copied().collect();
+        // Into another window of a banked board: where only one bank has
+        // been seen there, that one.
+        let resolve = |from: u32, to: u16| {
+            extents::same_window(from, to).or_else(|| {
+                let banked = code_addr::prg_offset(from).is_some() && to >= 0x8000;
+                match self.window_banks[(to as usize >> 13) & 3] {
+                    WindowBank::One(high) if banked => Some(high | to as u32),
+                    _ => None,
+                }
+            })
+        };
+        let boundary = |code: u32| self.scope_index(code).is_some();
+        let byte = |code: u32| self.prg_byte(code);
+        let mut read = extents::read(&entries, boundary, byte, resolve);
+        // Candidates in code the reading reached (an instruction's first
+        // byte or its operand) are operands or data that look like a
+        // call: left out. The others, once a sample ran at them, are
+        // code reached another way (a jump table the samples have not
+        // shown yet): taken. (One that never ran may be data, or start in
+        // the middle of an instruction of code the reading cannot reach.)
+        let mut covered: IntMap<u32, ()> = IntMap::default();
+        for &code in read.owner.keys() {
+            let len = byte(code).map_or(1, |op| OPCODES[op as usize].byte_len());
+            for i in 0..len as u16 {
+                covered.insert(code_addr::advance(code, i), ());
+            }
+        }
+        let more: Vec<u32> = self
+            .candidates
+            .iter()
+            .filter(|&&(c, ran)| ran && !covered.contains_key(&c) && !boundary(c))
+            .map(|&(c, _)| c)
+            .collect();
+        if !more.is_empty() {
+            let roots: Vec<u32> = entries.iter().chain(&more).copied().collect();
+            read = extents::read(&roots, boundary, byte, resolve);
+        }
+        // The calls the reading found are entries (and learned ones stay
+        // learned: the code may not say how they are reached).
+        self.learned.extend(read.entries);
+        self.owners = read.owner;
+    }
+
+    /// Possible entries read from the bytes alone (every `JSR abs` that
+    /// PRG ROM's bytes could hold): [`Routines::refresh_owners`] takes
+    /// those outside the code it reaches from the known entries at which
+    /// a sample ran ([`Routines::note_code`]).
+    pub fn add_candidates(&mut self, candidates: impl IntoIterator<Item = u32>) {
+        self.candidates
+            .extend(candidates.into_iter().map(|c| (c, false)));
+        self.candidates.sort_unstable();
+        self.candidates.dedup_by_key(|c| c.0);
+    }
+
+    /// Notes that code at code address `pc` ran (a sample's): the bank
+    /// it came from tells the reading of the code (`extents.rs`) which
+    /// bank a jump into its window reaches, while only one has been seen;
+    /// a candidate entry there is an instruction's start.
+    pub fn note_code(&mut self, pc: u32) {
+        if let Ok(i) = self.candidates.binary_search_by_key(&pc, |c| c.0) {
+            if !self.candidates[i].1 {
+                self.candidates[i].1 = true;
+                self.owners_stale = true;
+            }
+        }
+        if code_addr::prg_offset(pc).is_none() {
+            return;
+        }
+        let high = pc & !0xFFFF;
+        let w = &mut self.window_banks[(pc as u16 as usize >> 13) & 3];
+        let now = match *w {
+            WindowBank::Unseen => WindowBank::One(high),
+            WindowBank::One(h) if h == high => return,
+            WindowBank::One(_) | WindowBank::Many => WindowBank::Many,
+        };
+        if now != *w {
+            *w = now;
+            self.owners_stale = true;
+        }
+    }
+
     /// The scope routine covering `code`, if any.
     pub fn scope_of(&self, code: u32) -> Option<u32> {
         self.scope_index(code).map(|i| self.procs[i as usize].entry)
@@ -251,7 +383,9 @@ impl Routines {
         match self.scope_of(target) {
             Some(entry) => entry,
             None => {
-                self.learned.insert(target);
+                if self.learned.insert(target) {
+                    self.owners_stale = true;
+                }
                 target
             }
         }
