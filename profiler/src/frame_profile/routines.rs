@@ -13,18 +13,19 @@
 //! ([`Routines::enter`]). A target inside a scope is that scope's routine
 //! (a second entry point of a `.proc` is the `.proc`).
 //!
-//! **Address to routine** ([`Routines::routine_of`], what the sampled
-//! side needs: it sees addresses, not calls): the scope covering the
-//! address; else the nearest known entry at or below it in the same bank
-//! with no scope between them. "The same bank": for a banked code address
-//! the same mapped window group and 16 KiB PRG bank (`code_addr`'s high
-//! bits and FCEUX's bank number); for a plain one the same region (RAM,
-//! registers, PRG RAM, or one 16 KiB half of $8000–$FFFF), as
-//! `Symbols::describe` reaches. It is a reading: code placed between two
-//! entries is taken for the lower one's. With scopes it is exact for the
-//! code they cover; without, it agrees with the frame-based attribution of
-//! the exact side for code that routines reach by falling through, and
-//! not for code a routine reaches by a branch or `JMP` below its entry.
+//! **Address to routine** (what the sampled side needs: it sees
+//! addresses, not calls): [`Routines::owner_of`], the scope covering the
+//! address, else the entry whose reach holds it as read from the code
+//! (`extents.rs`), else [`Routines::routine_of`]: the nearest known entry
+//! at or below it in the same bank with no scope between them. "The same
+//! bank": for a banked code address the same mapped window group and
+//! 16 KiB PRG bank (`code_addr`'s high bits and FCEUX's bank number); for
+//! a plain one the same region (RAM, registers, PRG RAM, or one 16 KiB
+//! half of $8000–$FFFF), as `Symbols::describe` reaches. With scopes it is
+//! exact for the code they cover; without, the reading of the code agrees
+//! with the exact side's calls for the code a routine reaches by branches
+//! and jumps, and neither reading does for code one routine reaches by
+//! falling into another's entry (the exact side follows the call).
 //!
 //! A scope's entry code address is its run address on boards of up to
 //! 32 KiB of PRG ROM, and on larger ones the code address of its PRG

@@ -111,8 +111,9 @@
 //! **NMI** or **IRQ** when it runs in that handler (see
 //! "Handler context" below), else **busy**. A wait loop inside
 //! the NMI handler (a sprite-0 wait) is idle, not NMI: it is waiting.
-//! Routines (by the caller's `routine_of`, the one definition the exact
-//! side uses too) get an instruction's non-idle, non-DMA cycles, whatever
+//! Routines (by the caller's `routine_of`: `Routines::owner_of`, which
+//! reads from the code where the exact side's calls lead) get an
+//! instruction's non-idle, non-DMA cycles, whatever
 //! its context: their shares are of the *work* (busy + NMI + IRQ), which is
 //! what the routine table calls "busy time".
 //!
