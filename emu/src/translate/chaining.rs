@@ -30,16 +30,22 @@ impl Translator {
         // a block could reach the cycle at which the sampler is to be
         // asked, and again after a batch: the sampler then costs its
         // batches, not a slower loop between them. (It leaves at a block's
-        // entry, so that the batch begins inside the block where the
-        // observed loop would begin it, and no block is translated from
-        // the middle of another.)
-        let sampler_only = probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
+        // entry, so that a batch begins inside the block where the observed
+        // loop would begin it, and no block is translated from the middle
+        // of another.)
+        let light = probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
         let mut id = first;
         let mut retired = 0;
-        if sampler_only {
-            let due = probes.sampler.as_ref().map_or(u64::MAX, |s| s.due_cycle());
-            let (run, next) =
-                self.run_chain_unobserved(first, cpu, bus, probes, stop_at_cycle, due);
+        if light {
+            let (run, next) = match &probes.sampler {
+                None => {
+                    self.run_chain_unobserved::<false>(first, cpu, bus, probes, stop_at_cycle, 0)
+                }
+                Some(s) => {
+                    let due = s.due_cycle();
+                    self.run_chain_unobserved::<true>(first, cpu, bus, probes, stop_at_cycle, due)
+                }
+            };
             match next {
                 Some(next) => (id, retired) = (next, run),
                 None => return run,
@@ -89,11 +95,17 @@ impl Translator {
                 _ => self.successor(id, bus, cpu.pc),
             };
             match next {
-                // The batch over, back to the unobserved loop until the
-                // next one is due.
-                Some(next) if sampler_only && bus.cycles < look_at => {
-                    let (run, next) =
-                        self.run_chain_unobserved(next, cpu, bus, probes, stop_at_cycle, look_at);
+                // Back to the unobserved loop when it would run the next
+                // block (see above).
+                Some(next) if light && self.runs_unobserved(next, bus, look_at) => {
+                    let (run, next) = self.run_chain_unobserved::<true>(
+                        next,
+                        cpu,
+                        bus,
+                        probes,
+                        stop_at_cycle,
+                        look_at,
+                    );
                     retired += run;
                     match next {
                         Some(next) => id = next,
@@ -114,12 +126,14 @@ impl Translator {
     }
 
     /// [`Translator::run_chain`] with no probe watching (no truth
-    /// recorder, no event log, no memory recorder, and no sampler batch
-    /// before `stop_at_cycle`): the same blocks, stops and idle-loop
-    /// skipping, with nothing to record between blocks, so the loop from
-    /// block to block does only what running them needs. Most runs are
-    /// this one.
-    fn run_chain_unobserved(
+    /// recorder, no event log, no memory recorder; `LIGHT`: a sampler
+    /// with no batch before `leave_at`; not `LIGHT`: no sampler): the same
+    /// blocks, stops and idle-loop skipping, with nothing to record
+    /// between blocks, so the loop from block to block does only what
+    /// running them needs. Most runs are this one. Returns the
+    /// instructions retired, and the block it left at (for the observed
+    /// loop to run) if it left for the sampler.
+    fn run_chain_unobserved<const LIGHT: bool>(
         &mut self,
         first: u32,
         cpu: &mut Cpu,
@@ -128,6 +142,7 @@ impl Translator {
         stop_at_cycle: u64,
         leave_at: u64,
     ) -> (u64, Option<u32>) {
+        let leave_at = if LIGHT { leave_at } else { u64::MAX };
         let stop_at_cycle = stop_at_cycle.min(leave_at);
         let mut id = first;
         let mut retired = 0;
@@ -143,8 +158,11 @@ impl Translator {
             let entry = block.ops[0].pc;
             // The sampler is asked inside the block that may reach
             // `leave_at`: the observed loop runs that one.
-            let leave_before =
-                leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64);
+            let leave_before = if LIGHT {
+                leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64)
+            } else {
+                u64::MAX
+            };
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it. It may also repeat inside
@@ -153,7 +171,7 @@ impl Translator {
             let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
             let start = loop {
                 let start = bus.cycles + owed as u64;
-                if start >= leave_before {
+                if LIGHT && start >= leave_before {
                     settle(cpu, bus, owed);
                     return (retired, Some(id));
                 }
@@ -214,6 +232,16 @@ impl Translator {
                 }
             }
         }
+    }
+
+    /// Whether [`Translator::run_chain_unobserved`] would run block `id`
+    /// now rather than leave it to the observed loop: it ends before
+    /// `leave_at` (where the sampler is to be asked).
+    #[inline]
+    fn runs_unobserved(&self, id: u32, bus: &Bus, leave_at: u64) -> bool {
+        let block = &self.blocks[id as usize];
+        let bound = block.ops.len() as u64 * LONGEST_INSTRUCTION as u64;
+        bus.cycles + bound < leave_at
     }
 
     /// The block to run at `pc` after block `from`, through `from`'s links
