@@ -684,3 +684,23 @@ fn trace_a_window_of_a_movie_with_names() {
         "nestest.log lines"
     );
 }
+
+/// AccuracyCoin through the CLI: found through its own manifest, judged by
+/// its result bytes, its verdict line followed by one table line per test
+/// (tests/accuracy_coin.rs holds the counts).
+#[test]
+fn test_judges_accuracy_coin_with_its_table() {
+    let dir = common::roms_root().join("accuracy/AccuracyCoin");
+    let out = nesprof(&["test", &dir.display().to_string(), "--engine", "interp"]);
+    let text = stdout(&out);
+    let verdict = text
+        .lines()
+        .find(|l| l.contains("accuracy/AccuracyCoin/AccuracyCoin.nes"))
+        .unwrap_or_else(|| panic!("no verdict line:\n{text}"));
+    assert!(verdict.contains(" of 141 tests passed"), "{verdict}");
+    let table = text.lines().filter(|l| l.starts_with("  $04")).count();
+    assert_eq!(table, 141, "{text}");
+    assert!(text.contains("ROM is not writable"), "{text}");
+    let code = if verdict.starts_with("PASS") { 0 } else { 1 };
+    assert_eq!(out.status.code(), Some(code));
+}

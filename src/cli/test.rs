@@ -1,5 +1,6 @@
 //! `nesprof test`: runs test ROMs by their result protocol and prints one
-//! `PASS name` / `FAIL name: message` line each, then the totals.
+//! `PASS name` / `FAIL name: message` line each (AccuracyCoin's followed by
+//! its per-test table), then the totals.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +10,7 @@ use clap::Args;
 use crate::emit::emit;
 use crate::error::{BadInput, EXIT_BAD_INPUT};
 use crate::open::check_rom_checksum;
-use crate::testrom::{self, Manifest, Protocol, TestOptions};
+use crate::testrom::{self, accuracy_coin, Manifest, Protocol, TestOptions};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
@@ -17,7 +18,7 @@ pub struct TestArgs {
     #[arg(required = true)]
     pub roms: Vec<PathBuf>,
     /// Result protocol, overriding the manifest: blargg-6000, nestest-log,
-    /// zp-F0, zp-F8, screen or none (a game's smoke test).
+    /// zp-F0, zp-F8, screen, none (a game's smoke test) or accuracycoin.
     #[arg(long)]
     pub protocol: Option<Protocol>,
     /// Buttons held on controller 1 from power-on, e.g. "B" or "A+START".
@@ -31,12 +32,17 @@ pub struct TestArgs {
     /// warning is printed. For hacks or re-dumps known to be compatible.
     #[arg(long)]
     pub ignore_rom_mismatch: bool,
-    /// Give up on a ROM after this many frames, 1 to 100000000.
+    /// Give up on a ROM after this many frames, 1 to 100000000
+    /// (AccuracyCoin's run of every test gets at least 20000).
     #[arg(long, default_value_t = TestOptions::default().max_frames, value_parser = crate::options::frames())]
     pub max_frames: u64,
     /// Also print what passing ROMs reported.
     #[arg(long, short)]
     pub verbose: bool,
+    /// CPU engine the ROMs run on: the dynamic translator (default) or the
+    /// interpreter.
+    #[arg(long, value_parser = crate::options::engine(), default_value = "translate")]
+    pub engine: emu::nes::Engine,
     /// Directory holding MANIFEST.tsv (default: $NESPROF_ROMS or ../shared/roms).
     #[arg(long)]
     pub roms_dir: Option<PathBuf>,
@@ -117,6 +123,7 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         buttons: args.hold,
         max_frames: args.max_frames,
         movie: movie.clone(),
+        engine: args.engine,
     };
     let (mut passed, mut failed, mut unreadable) = (0, 0, 0);
     for rom in &roms {
@@ -141,6 +148,30 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
+        if protocol == Protocol::AccuracyCoin {
+            // A suite on one cartridge: its verdict, then its own table.
+            match accuracy_coin::run_rom(rom, args.engine, args.max_frames) {
+                Ok(report) => {
+                    let v = report.verdict();
+                    if v.passed {
+                        passed += 1;
+                        emit(&format!("PASS {name}: {}", v.message));
+                    } else {
+                        failed += 1;
+                        emit(&format!("FAIL {name}: {}", v.message));
+                    }
+                    for line in report.table() {
+                        emit(&line);
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    unreadable += 1;
+                    emit(&format!("FAIL {name}: {e}"));
+                }
+            }
+            continue;
+        }
         match testrom::run_test(rom, protocol, &options) {
             Ok(v) if v.passed => {
                 passed += 1;

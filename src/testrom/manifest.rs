@@ -42,8 +42,19 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Loads `MANIFEST.tsv` from `root`. A missing manifest gives an empty one.
+    /// Loads `MANIFEST.tsv` from `root`, and those of the directories one
+    /// and two levels below it. A missing manifest gives an empty one.
     pub fn load(root: &Path) -> Result<Manifest, String> {
+        let mut manifest = Manifest {
+            root: root.to_path_buf(),
+            entries: Manifest::load_one(root)?,
+        };
+        manifest.add_nested()?;
+        Ok(manifest)
+    }
+
+    /// The entries of `root/MANIFEST.tsv` alone (none if there is none).
+    fn load_one(root: &Path) -> Result<Vec<ManifestEntry>, String> {
         let file = root.join("MANIFEST.tsv");
         // A manifest of thousands of ROMs is tens of KiB.
         let limit = emu::input_file::SizeLimit {
@@ -52,12 +63,7 @@ impl Manifest {
         };
         let text = match emu::input_file::read_limited_text(&file, limit) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Manifest {
-                    root: root.to_path_buf(),
-                    entries: Vec::new(),
-                })
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(format!("{}: {e}", file.display())),
         };
         let mut lines = text.lines().enumerate();
@@ -101,10 +107,53 @@ impl Manifest {
                 protocol,
             });
         }
-        Ok(Manifest {
-            root: root.to_path_buf(),
-            entries,
-        })
+        Ok(entries)
+    }
+
+    /// Adds the entries of the manifests one and two directories down
+    /// (`accuracy/AccuracyCoin/MANIFEST.tsv`: a suite with a protocol of
+    /// its own keeps its row beside it), their paths made relative to the
+    /// root; a ROM listed twice keeps its first row.
+    fn add_nested(&mut self) -> Result<(), String> {
+        let mut dirs = Vec::new();
+        for depth in 1..=2 {
+            let parents: Vec<PathBuf> = if depth == 1 {
+                vec![self.root.clone()]
+            } else {
+                dirs.clone()
+            };
+            for parent in parents {
+                let Ok(read) = std::fs::read_dir(&parent) else {
+                    continue;
+                };
+                let mut found: Vec<PathBuf> = read
+                    .filter_map(Result::ok)
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.path())
+                    .collect();
+                found.sort();
+                if depth == 1 {
+                    dirs.extend(found.iter().cloned());
+                }
+                for dir in found
+                    .into_iter()
+                    .filter(|d| d.join("MANIFEST.tsv").is_file())
+                {
+                    let nested = Manifest::load_one(&dir)?;
+                    let prefix = dir
+                        .strip_prefix(&self.root)
+                        .map(|p| p.to_string_lossy().replace('\\', "/"))
+                        .unwrap_or_default();
+                    for mut e in nested {
+                        e.path = format!("{prefix}/{}", e.path);
+                        if !self.entries.iter().any(|x| x.path == e.path) {
+                            self.entries.push(e);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Finds the entry for a ROM path given on the command line, matching by
@@ -126,5 +175,42 @@ impl Manifest {
             .iter()
             .filter(|e| given.ends_with(&e.path))
             .max_by_key(|e| e.path.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_manifests_join_with_their_paths() {
+        let root = std::env::temp_dir().join(format!("nesprof-manifest-{}", std::process::id()));
+        let nested = root.join("accuracy").join("Suite");
+        std::fs::create_dir_all(&nested).unwrap();
+        let header = "path\tsuite\tresult_protocol\n";
+        std::fs::write(
+            root.join("MANIFEST.tsv"),
+            format!("{header}a.nes\ttop\tblargg-6000\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            nested.join("MANIFEST.tsv"),
+            format!("{header}s.nes\tsuite\taccuracycoin\n"),
+        )
+        .unwrap();
+        let m = Manifest::load(&root).unwrap();
+        let _ = std::fs::remove_dir_all(&root);
+        let paths: Vec<(&str, Protocol)> = m
+            .entries
+            .iter()
+            .map(|e| (e.path.as_str(), e.protocol))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("a.nes", Protocol::Blargg6000),
+                ("accuracy/Suite/s.nes", Protocol::AccuracyCoin)
+            ]
+        );
     }
 }

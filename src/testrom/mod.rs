@@ -2,6 +2,7 @@
 //! of a few "result protocols" (see `../shared/roms/README.md`); the manifest
 //! says which one a ROM uses.
 
+pub mod accuracy_coin;
 mod dmc_audio;
 mod game;
 mod holy_mapperel;
@@ -37,6 +38,9 @@ pub enum Protocol {
     Screen,
     /// No result of its own (games): judged by [`game`]'s smoke test.
     None,
+    /// AccuracyCoin: Start runs every test, each writing its result byte
+    /// in $0400-$04FF ([`accuracy_coin`]).
+    AccuracyCoin,
 }
 
 impl FromStr for Protocol {
@@ -49,8 +53,9 @@ impl FromStr for Protocol {
             "zp-F8" | "zp-f8" => Ok(Protocol::ZeroPage(0xF8)),
             "screen" => Ok(Protocol::Screen),
             "none" => Ok(Protocol::None),
+            "accuracycoin" => Ok(Protocol::AccuracyCoin),
             other => Err(format!(
-                "unknown result protocol `{other}` (expected blargg-6000, nestest-log, zp-F0, zp-F8, screen or none)"
+                "unknown result protocol `{other}` (expected blargg-6000, nestest-log, zp-F0, zp-F8, screen, none or accuracycoin)"
             )),
         }
     }
@@ -64,6 +69,7 @@ impl fmt::Display for Protocol {
             Protocol::ZeroPage(addr) => write!(f, "zp-{addr:02X}"),
             Protocol::Screen => write!(f, "screen"),
             Protocol::None => write!(f, "none"),
+            Protocol::AccuracyCoin => write!(f, "accuracycoin"),
         }
     }
 }
@@ -78,6 +84,8 @@ pub struct TestOptions {
     /// Input to replay (FCEUX movie), for ROMs that ask for button presses.
     /// The machine then powers on as FCEUX does for movies.
     pub movie: Option<std::sync::Arc<emu::movie::Movie>>,
+    /// The CPU engine the ROM runs on.
+    pub engine: emu::nes::Engine,
 }
 
 impl Default for TestOptions {
@@ -86,6 +94,7 @@ impl Default for TestOptions {
             buttons: 0,
             max_frames: 60 * 60,
             movie: None,
+            engine: emu::nes::Engine::Translator,
         }
     }
 }

@@ -40,6 +40,7 @@ pub fn run_test(
         None => Nes::load(rom)?,
     };
     nes.set_buttons(0, options.buttons);
+    nes.set_engine(options.engine);
     let mut frames = Frames {
         replay: replay.as_ref(),
         rom,
@@ -50,6 +51,14 @@ pub fn run_test(
         Protocol::ZeroPage(addr) => zero_page(&mut nes, addr, options, &mut frames),
         Protocol::Screen => screen(&mut nes, rom, options, &mut frames),
         Protocol::None => game::verdict(&mut nes, &mut Nes::load(rom)?),
+        Protocol::AccuracyCoin => match super::accuracy_coin::load_tests(rom) {
+            Ok(tests) => super::accuracy_coin::run(&mut nes, &tests, options.max_frames).verdict(),
+            Err(message) => Verdict {
+                passed: false,
+                message,
+                frames: 0,
+            },
+        },
     })
 }
 
