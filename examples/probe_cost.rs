@@ -12,7 +12,8 @@
 //! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
 //! see which part of the sampler's cost grows with it (under `perf record`).
-//! `PROBE_COST_EVENTS=1` attaches the frame-event log too (issue 43),
+//! `PROBE_COST_EVENTS=1` attaches the frame-event log too (issue 43;
+//! `PROBE_COST_WATCH=1` with it watches the entries `profile` watches),
 //! drained after every frame as the profiler does.
 
 use emu::nes::Engine;
@@ -62,6 +63,21 @@ fn main() {
     let events = std::env::var("PROBE_COST_EVENTS").is_ok_and(|v| v == "1");
     if events {
         nes.record_events();
+        if std::env::var("PROBE_COST_WATCH").is_ok_and(|v| v == "1") {
+            // As `profile` watches: the entries the code shows.
+            let reset = profiler::frame_profile::routines::vector_target(&mut nes, 0xFFFC);
+            let prg: std::sync::Arc<[u8]> = nes.cartridge().prg_rom.to_vec().into();
+            let mut r = profiler::frame_profile::Routines::new(prg.len(), reset).with_prg(prg);
+            r.add_entry(profiler::frame_profile::routines::vector_target(
+                &mut nes, 0xFFFA,
+            ));
+            r.add_entry(profiler::frame_profile::routines::vector_target(
+                &mut nes, 0xFFFE,
+            ));
+            r.refresh_owners();
+            let entries: Vec<u32> = r.entries().collect();
+            nes.watch_entries(&entries);
+        }
     }
     let mut drained = Vec::new();
     // `capture` drops its batches into one buffer kept here, as the builder

@@ -280,6 +280,14 @@ pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
         let mut pair = Lockstep::new(&rom, single_step)?;
         pair.interp.record_events();
         pair.translated.record_events();
+        // Entries to watch for falling into (`EventKind::FallInto`): a
+        // eighth of the addresses of ROM and of RAM, drawn from the seed.
+        let watched: Vec<u32> = (0x0000..0x0800u32)
+            .chain(0x8000..0x8000 + program.prg.len() as u32)
+            .filter(|a| (a ^ seed as u32).wrapping_mul(0x9E37_79B9) >> 29 < 1)
+            .collect();
+        pair.interp.watch_entries(&watched);
+        pair.translated.watch_entries(&watched);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
         let pads: Vec<u8> = (0..frames).map(|_| rng.random()).collect();
         let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -4,7 +4,7 @@
 //! probes (truth recorder, whole and in bursts; sampler; memory recorder,
 //! whole and in bursts) and with idle-loop skipping on and off, and after
 //! every frame each machine's events (kinds, code addresses, stack
-//! pointers, stamps) and counters (cycles, DMA, wait-loop cycles,
+//! pointers, stamps; falls into every `JSR` target watched) and counters (cycles, DMA, wait-loop cycles,
 //! controller reads) must equal the plain interpreter's. Random programs
 //! get the same comparison from the engine fuzzer (`tests/engine_fuzz.rs`).
 
@@ -100,6 +100,11 @@ fn machine(replay: &Replay, config: Config) -> Result<Nes, String> {
         attach_sampler(&mut nes);
     }
     nes.record_events();
+    // Every `JSR abs` target PRG ROM's bytes hold, data included, watched
+    // for falling into (`EventKind::FallInto`): more than a profile watches.
+    let prg = nes.cartridge().prg_rom.to_vec();
+    let entries = profiler::frame_profile::routines::static_targets(&mut nes, &prg, 0x20);
+    nes.watch_entries(&entries);
     Ok(nes)
 }
 

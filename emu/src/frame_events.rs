@@ -1,7 +1,7 @@
 //! The engines' notes for the frame-time profile (issue 43): what only they
 //! know, cheaply and in their own terms — each routine-level control
-//! transfer (`JSR`, `RTS`, `JMP`, `BRK`, `RTI`, NMI and IRQ entries) with
-//! the cycle it happened at, the DMA cycles and wait-loop cycles so far.
+//! transfer (`JSR`, `RTS`, `JMP`, `BRK`, `RTI`, NMI and IRQ entries, and
+//! code falling into a watched routine entry) with the cycle it happened at, the DMA cycles and wait-loop cycles so far.
 //! Everything made of them — frames, routines, tail calls, idle time,
 //! interrupt handlers as roots — is the `profiler` crate's
 //! (`profiler/src/frame_profile/`); the log is drained there after every
@@ -59,6 +59,14 @@ pub enum EventKind {
     Nmi,
     /// IRQ entry, as NMI.
     Irq,
+    /// An instruction that is no transfer of its own (a conditional branch,
+    /// or any instruction falling through) going forward into a *watched*
+    /// address ([`EventLog::watch`]): the profiler watches routine entries,
+    /// so that code falling into the next routine, or branching forward
+    /// into it, is seen entering it (6502 code often ends a routine by
+    /// falling into the one it would `JMP` to). A branch back to a watched
+    /// address is a loop to the routine's own entry and logs nothing.
+    FallInto,
 }
 
 impl EventKind {
@@ -152,6 +160,8 @@ pub struct EventLog {
     /// The interpreter's iteration in progress: (head code address, loop
     /// length, cycle and DMA total when it began).
     iteration: Option<(u32, u16, u64, u64)>,
+    /// The code addresses entered by [`EventKind::FallInto`] events.
+    watched: IntMap<u32, ()>,
 }
 
 impl EventLog {
@@ -163,6 +173,25 @@ impl EventLog {
     #[inline]
     pub fn push(&mut self, event: FlowEvent) {
         self.events.push(event);
+    }
+
+    /// Watches `entries` (code addresses): falling or branching forward
+    /// into one logs [`EventKind::FallInto`]. Set it through
+    /// `Nes::watch_entries`, which makes the translator's blocks start at
+    /// them.
+    pub fn watch(&mut self, entries: impl IntoIterator<Item = u32>) {
+        self.watched = entries.into_iter().map(|e| (e, ())).collect();
+    }
+
+    /// Whether code address `code` is watched.
+    #[inline]
+    pub fn watches(&self, code: u32) -> bool {
+        !self.watched.is_empty() && self.watched.contains_key(&code)
+    }
+
+    /// The watched code addresses.
+    pub fn watched(&self) -> impl Iterator<Item = u32> + '_ {
+        self.watched.keys().copied()
     }
 
     /// Moves the events logged since the last call into `into` (its

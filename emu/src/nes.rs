@@ -261,6 +261,9 @@ impl Nes {
                 let jump = crate::code_addr::cpu_address(code);
                 let target = self.cpu.pc;
                 match EventKind::of_instruction(opcode) {
+                    None if target > jump && log.watches(next) => {
+                        Some((EventKind::FallInto, Stamp::now(bus, log.idle())))
+                    }
                     Some(EventKind::Jump)
                         if opcode == crate::wait_loop::JMP_ABSOLUTE
                             && target <= jump
@@ -417,9 +420,13 @@ impl Nes {
             return;
         }
         let no_idle_skip = self.no_idle_skip;
+        let events = &self.probes.events;
         let translator = self.translator.get_or_insert_with(|| {
             let mut t = Box::new(Translator::new(&self.bus));
             t.no_idle_skip = no_idle_skip;
+            if let Some(log) = events.as_deref() {
+                t.watched = log.watched().map(|e| (e, ())).collect();
+            }
             t
         });
         let Some(id) = translator.block_at(&mut self.bus, self.cpu.pc) else {
@@ -685,6 +692,21 @@ impl Nes {
     /// other probes.
     pub fn record_events(&mut self) {
         self.probes.events = Some(Box::new(EventLog::new()));
+    }
+
+    /// Watches `entries` (code addresses) in the event log, which must be
+    /// attached: code falling or branching forward into one logs
+    /// `EventKind::FallInto` (see there). The translator's blocks are
+    /// translated again, each watched address starting one.
+    pub fn watch_entries(&mut self, entries: &[u32]) {
+        let Some(log) = self.probes.events.as_deref_mut() else {
+            return;
+        };
+        log.watch(entries.iter().copied());
+        self.flush_flow();
+        if let Some(t) = self.translator.as_mut() {
+            t.watch(entries.iter().copied(), &mut self.bus);
+        }
     }
 
     /// Moves the events logged since the last call into `into` (cleared

@@ -70,7 +70,7 @@ fn configurations() -> Vec<Config> {
     out
 }
 
-fn run_with(image: &[u8], frames: u64, config: Config) -> Log {
+fn run_with(image: &[u8], frames: u64, config: Config, watch: &[u32]) -> Log {
     let mut nes = Nes::new(Cartridge::from_bytes(image).expect("a valid image"));
     nes.set_engine(config.engine);
     nes.set_idle_skip(config.idle_skip);
@@ -91,6 +91,7 @@ fn run_with(image: &[u8], frames: u64, config: Config) -> Log {
         ));
     }
     nes.record_events();
+    nes.watch_entries(watch);
     let mut log = Log {
         events: Vec::new(),
         frame_ends: Vec::new(),
@@ -113,11 +114,16 @@ fn run_with(image: &[u8], frames: u64, config: Config) -> Log {
 /// The interpreter's log, after checking that every other configuration
 /// logs exactly the same.
 fn run(image: &[u8], frames: u64) -> Log {
+    run_watching(image, frames, &[])
+}
+
+/// [`run`] with `watch` watched for falling into.
+fn run_watching(image: &[u8], frames: u64, watch: &[u32]) -> Log {
     let mut configs = configurations().into_iter();
     let reference = configs.next().expect("the interpreter");
-    let expected = run_with(image, frames, reference);
+    let expected = run_with(image, frames, reference, watch);
     for config in configs {
-        let log = run_with(image, frames, config);
+        let log = run_with(image, frames, config, watch);
         assert_eq!(log.frame_ends, expected.frame_ends, "{config:?}");
         assert_eq!(log.events, expected.events, "{config:?}");
     }
@@ -194,6 +200,37 @@ fn a_call_and_its_return() {
         assert_eq!(end.idle, end.cycle - (RESET + 14), "{end:?}");
         assert_eq!((end.oam_dma, end.dmc_dma, end.controller_reads), (0, 0, 0));
     }
+}
+
+/// Falling into a watched entry, and leaving a loop by falling into
+/// one, log `FallInto`; a branch back to a watched entry (a loop to the
+/// routine's own start) does not. The routine at $8010: `LDX #3` (2)
+/// falls into $8012 at 13 + 2; `DEX ; BNE $8012` (2 + 3, twice, then
+/// 2 + 2) falls into $8015 at 15 + 14; its `RTS` returns at 29 + 6.
+#[test]
+fn falling_into_watched_entries() {
+    let image = nrom(
+        &[
+            (0x8000, &[0x20, 0x10, 0x80]),       // JSR $8010
+            (0x8003, &[0x4C, 0x03, 0x80]),       // JMP $8003
+            (0x8010, &[0xA2, 0x03]),             // LDX #3
+            (0x8012, &[0xCA, 0xD0, 0xFD, 0x60]), // DEX ; BNE $8012 ; RTS
+        ],
+        0x8003,
+        0x8003,
+    );
+    let log = run_watching(&image, 2, &[0x8012, 0x8015]);
+    assert_eq!(
+        short(&log.events),
+        vec![
+            event(EventKind::Call, 0x8000, 0x8010, 0xFB, RESET + 6),
+            event(EventKind::FallInto, 0x8010, 0x8012, 0xFB, RESET + 8),
+            event(EventKind::FallInto, 0x8013, 0x8015, 0xFB, RESET + 22),
+            event(EventKind::Return, 0x8015, 0x8003, 0xFD, RESET + 28),
+        ]
+    );
+    // Unwatched, the same program logs only the call and the return.
+    assert_eq!(run(&image, 2).events.len(), 2);
 }
 
 /// A `JMP` into a wait loop from outside it is logged; the loop's

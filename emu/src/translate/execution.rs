@@ -189,6 +189,7 @@ impl Translator {
             if cpu.pc == first.pc && wait_loop() {
                 log.add_idle((bus.cycles - entered.0) - (bus.dma_cycles() - entered.1));
             }
+            let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
             let kind = match block.exit_event {
                 Some(EventKind::Jump)
                     if block.exit_event_checked
@@ -196,13 +197,15 @@ impl Translator {
                 {
                     None
                 }
+                // Only where it went forward into a watched address.
+                Some(EventKind::FallInto) if !(cpu.pc > last.pc && log.watches(target)) => None,
                 kind => kind,
             };
             if let Some(kind) = kind {
                 log.push(FlowEvent {
                     kind,
                     pc: last.code(block.code_high),
-                    target: probes.code_map.key(&bus.cart.banks, cpu.pc),
+                    target,
                     sp: cpu.s,
                     at: Stamp::now(bus, log.idle()),
                 });

@@ -54,6 +54,30 @@ impl Translator {
         self.candidates = candidates;
     }
 
+    /// Watches `entries` (see [`Translator::watched`]): every block is
+    /// dropped, to be translated again with them starting blocks. (The
+    /// caller adds pending flow counts first.)
+    pub fn watch(&mut self, entries: impl IntoIterator<Item = u32>, bus: &mut Bus) {
+        self.watched = entries.into_iter().map(|e| (e, ())).collect();
+        for id in 0..self.blocks.len() as u32 {
+            let block = &mut self.blocks[id as usize];
+            if !block.valid {
+                continue;
+            }
+            if let CodeKey::PrgRom(_) = block.key {
+                // Nothing watches PRG ROM's bytes: only its index entry.
+                let key = block.key;
+                block.ops = Vec::new();
+                block.valid = false;
+                *self.index_slot(key) = 0;
+                self.free.push(id);
+            } else {
+                self.drop_block(id, bus, None);
+            }
+        }
+        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+    }
+
     /// Drops block `id` (its code was overwritten): its pending counts go
     /// to `counts`, its bytes stop being watched if no other block covers
     /// them, and its id is free for reuse.

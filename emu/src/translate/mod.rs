@@ -59,6 +59,7 @@ use block::Block;
 
 use crate::bus::Bus;
 use crate::code_watch::CodeKey;
+use crate::int_hash::IntMap;
 
 /// Invalidations after which a RAM entry point is translated into a block
 /// with live operands (see [`block::Block::live`]).
@@ -131,6 +132,10 @@ pub struct Translator {
     /// Idle-loop skipping switched off (for measuring what the translation
     /// alone buys; see [`crate::Nes::set_idle_skip`]).
     pub no_idle_skip: bool,
+    /// The event log's watched code addresses
+    /// (`frame_events::EventLog::watch`): each starts a block, and a block
+    /// that can fall or branch forward into one logs it.
+    pub watched: IntMap<u32, ()>,
     pub stats: TranslatorStats,
 }
 

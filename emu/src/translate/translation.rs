@@ -111,6 +111,18 @@ impl Translator {
                 bus.peek(at.wrapping_add(2)),
                 0,
             ];
+            // A watched address (`frame_events::EventLog::watch`) starts a
+            // block of its own.
+            if at != pc
+                && !self.watched.is_empty()
+                && self.watched.contains_key(&code_address(
+                    bus.cart.prg_rom.len(),
+                    &bus.cart.banks,
+                    at,
+                ))
+            {
+                break;
+            }
             // (Where it cannot, the rule reads the opcode alone.)
             if at != pc && crate::wait_loop::may_begin(bytes[0]) {
                 let before = (furthest.get(), read.borrow().len());
@@ -176,6 +188,27 @@ impl Translator {
                 |a| bus.peek(a),
             );
         let exit_event = EventKind::of_instruction(exit).filter(|_| !closes_loop);
+        // No transfer of its own: it may fall, or branch forward, into a
+        // watched address (checked as it runs, `Translator::log_run`).
+        let next = last
+            .pc
+            .wrapping_add(OPCODES[exit as usize].byte_len() as u16);
+        let branch = (exit_flow == Flow::Branch)
+            .then(|| next.wrapping_add(last.bytes[1] as i8 as u16))
+            .filter(|&to| to > last.pc);
+        let falls_into = exit_event.is_none()
+            && !self.watched.is_empty()
+            && [Some(next).filter(|&n| n > last.pc), branch]
+                .into_iter()
+                .flatten()
+                .any(|to| {
+                    self.watched.contains_key(&code_address(
+                        bus.cart.prg_rom.len(),
+                        &bus.cart.banks,
+                        to,
+                    ))
+                });
+        let exit_event = exit_event.or(falls_into.then_some(EventKind::FallInto));
         // A live block's operands change without invalidating it: its
         // transfers are counted in bulk only where they have no static
         // target to go stale (an RTS, a `JMP` indirect, a fall-through).

@@ -32,7 +32,8 @@
 //!
 //! - calls, interrupts, returns: [`FrameProfile::enter`],
 //!   [`FrameProfile::close_to`];
-//! - tail calls by `JMP`: [`FrameProfile::jump`];
+//! - tail calls by `JMP`: [`FrameProfile::jump`]; by falling into a
+//!   watched entry (`EventKind::FallInto`): [`FrameProfile::dispatch`];
 //! - the RTS trick: [`FrameProfile::ret`];
 //! - interrupts as roots: [`FrameProfile::end_activation`];
 //! - inclusive time: [`FrameProfile::credit`], [`FrameProfile::flush`];
@@ -354,6 +355,9 @@ impl FrameProfile {
                 return self.ret(event.target, sp, event.at)
             }
             EventKind::Jump => return self.jump(event.pc, event.target, sp, event.at),
+            // Falling (or branching forward) into a routine's entry is
+            // entering it as a `JMP` there would: a tail call.
+            EventKind::FallInto => return self.dispatch(event.target, event.at),
         };
         self.advance(event.at);
         let pushed = if kind == FrameKind::Call { 2 } else { 3 };

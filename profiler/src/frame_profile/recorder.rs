@@ -164,6 +164,18 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
         sampled_routines.add_entry(setup.nmi_handler);
         sampled_routines.add_entry(super::routines::vector_target(nes, 0xFFFE));
         static_calls(nes, &setup.prg, &mut sampled_routines);
+        // The exact side watches the entries the code shows for falling
+        // into (`EventKind::FallInto`), and knows them as entries from the
+        // start (a `JMP` to one is a tail call before any call to it): both
+        // sides then agree on where a routine's code begins.
+        let mut exact_routines = setup.routines.clone();
+        if setup.exact {
+            let entries: Vec<u32> = sampled_routines.entries().collect();
+            nes.watch_entries(&entries);
+            for &e in &entries {
+                exact_routines.add_entry(e);
+            }
+        }
         let shared = Arc::new(RwLock::new(sampled_routines));
         let seen = shared.clone();
         let nmi = setup.nmi_handler;
@@ -174,7 +186,7 @@ impl<W: Write + Send + 'static> FrameRecorder<W> {
         );
         let sampled = SampledProfile::new(classifier, start.cycle);
         let exact = setup.exact.then(|| {
-            let mut p = FrameProfile::new(setup.routines.clone(), start, setup.how);
+            let mut p = FrameProfile::new(exact_routines, start, setup.how);
             if setup.how != Start::PowerOn {
                 let mut page = [0u8; 256];
                 for (i, b) in page.iter_mut().enumerate() {

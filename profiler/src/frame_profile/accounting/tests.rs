@@ -343,6 +343,27 @@ fn nested_calls() {
 }
 
 #[test]
+fn falling_into_an_entry_is_a_tail_call() {
+    let mut run = Run::new();
+    // A: 20 cycles, then its code falls into B's entry (the event comes
+    // with the instruction that falls, its cycles A's); B's 30 cycles and
+    // its RTS are B's, which returns for A. B was never called before: a
+    // watched entry is one.
+    run.jsr(0x8100).work(20);
+    run.log(EventKind::FallInto, 0x8114, 0x8200);
+    run.work(30).rts(0x8003);
+    let row = run.end_frame();
+    let p = run.finish();
+    let a = routine(&p, 0x8100);
+    let b = routine(&p, 0x8200);
+    assert_eq!((a.calls, a.exclusive_cycles), (1, 20));
+    assert_eq!((b.calls, b.exclusive_cycles), (1, 30 + 6));
+    assert_eq!(a.inclusive_cycles, 20);
+    let reset = routine(&p, RESET);
+    assert_eq!(reset.inclusive_cycles, row.cycles);
+}
+
+#[test]
 fn a_tail_call_by_jmp() {
     let mut run = Run::new();
     // B becomes an entry by a call.
