@@ -80,7 +80,10 @@ pub fn read(
             Flow::None => out.extend(resolve(code, next)),
             Flow::Call => {
                 out.extend(resolve(code, next));
-                return absolute().and_then(|to| resolve(code, to));
+                // A call into RAM or PRG RAM (code copied there) names an
+                // entry too, whose bytes the reading cannot know ahead.
+                return absolute()
+                    .and_then(|to| resolve(code, to).or((to < 0x8000).then_some(to as u32)));
             }
             Flow::Branch => {
                 out.extend(resolve(code, next));
@@ -221,6 +224,16 @@ mod tests {
         let o = owners_of(&code, &[0x8000]);
         assert_eq!(o.get(&0x8004), Some(&0x8000));
         assert_eq!(o.get(&0x8005), Some(&0x8000));
+    }
+
+    #[test]
+    fn a_call_into_ram_is_an_entry() {
+        // $8000: JSR $0300; RTS
+        let code = [0x20, 0x00, 0x03, 0x60];
+        let byte = |c: u32| code.get(c.checked_sub(0x8000)? as usize).copied();
+        let read = read(&[0x8000], |_| false, byte, same_window);
+        assert_eq!(read.entries, [0x0300, 0x8000]);
+        assert_eq!(read.owner.get(&0x8003), Some(&0x8000));
     }
 
     #[test]
