@@ -211,8 +211,9 @@
 //! never of zero width when all batches agree), typically ±30 points at
 //! the default rate. The frame's batch count is reported with it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
+use emu::int_hash::IntMap;
 use emu::sampling::STALL_CYCLES;
 use emu::{code_addr, wait_loop};
 use gfc::{Flow, Sample};
@@ -272,8 +273,8 @@ pub type CodeBytes = Box<dyn Fn(u32) -> Option<u8> + Send>;
 /// does not change: give it ROM (see [`WaitLoops::from_prg`]), not RAM.
 pub struct WaitLoops {
     byte: CodeBytes,
-    heads: HashMap<u32, Option<u16>>,
-    holding: HashMap<u32, Option<WaitLoop>>,
+    heads: IntMap<u32, Option<u16>>,
+    holding: IntMap<u32, Option<WaitLoop>>,
 }
 
 impl std::fmt::Debug for WaitLoops {
@@ -290,8 +291,8 @@ impl WaitLoops {
     pub fn new(byte: impl Fn(u32) -> Option<u8> + Send + 'static) -> WaitLoops {
         WaitLoops {
             byte: Box::new(byte),
-            heads: HashMap::new(),
-            holding: HashMap::new(),
+            heads: IntMap::default(),
+            holding: IntMap::default(),
         }
     }
 
@@ -861,16 +862,16 @@ pub struct SampledProfile {
     /// Per code key of a sample (see `sample_key`): the cycles (at most
     /// `STALL_CYCLES`) of the steps seen just before it, summed, and how
     /// many.
-    predecessors: HashMap<u32, (f64, u64)>,
+    predecessors: IntMap<u32, (f64, u64)>,
     x: f64,
     xx: f64,
     z: f64,
     zz: f64,
     zx: f64,
     classes: [RatioSums; 5],
-    routines: HashMap<Option<u32>, RoutineSums>,
+    routines: IntMap<Option<u32>, RoutineSums>,
     // What is learned as batches come.
-    contexts: HashMap<u32, ContextRecord>,
+    contexts: IntMap<u32, ContextRecord>,
     /// Per code key: work whose context was learned, to be decided again
     /// (ordered, so that the sums at the end are made in one order).
     deferred: BTreeMap<u32, Deferred>,
@@ -885,7 +886,7 @@ pub struct SampledProfile {
     /// Interrupt entries seen, NMI and IRQ.
     entries: [u64; 2],
     /// Per wait-loop head: iterations seen to close, and to end otherwise.
-    iterations: HashMap<u32, (u64, u64)>,
+    iterations: IntMap<u32, (u64, u64)>,
     // The frame in progress.
     pending: Vec<Pending>,
     late: u64,
@@ -912,22 +913,22 @@ impl SampledProfile {
             batches: 0,
             observations: 0,
             weights: 0.0,
-            predecessors: HashMap::new(),
+            predecessors: IntMap::default(),
             x: 0.0,
             xx: 0.0,
             z: 0.0,
             zz: 0.0,
             zx: 0.0,
             classes: [RatioSums::default(); 5],
-            routines: HashMap::new(),
-            contexts: HashMap::new(),
+            routines: IntMap::default(),
+            contexts: IntMap::default(),
             deferred: BTreeMap::new(),
             calls: BTreeMap::new(),
             roots: BTreeMap::new(),
             graph: BTreeMap::new(),
             graph_at: 0,
             entries: [0; 2],
-            iterations: HashMap::new(),
+            iterations: IntMap::default(),
             pending: Vec::new(),
             late: 0,
         }
