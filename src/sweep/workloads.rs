@@ -723,6 +723,19 @@ mod tests {
         for g in &games {
             assert!(g.movie.as_ref().unwrap().is_file(), "{}", g.name);
         }
+        // The corpus: ROMs and movies both outside the repository, under
+        // ${CORPUS}, in its roms/ and movies/ folders, named as the workload.
+        let text = std::fs::read_to_string(repo.join("workloads-corpus.ron")).unwrap();
+        let corpus = parse(&text, Path::new("workloads-corpus.ron"), repo, &roots()).unwrap();
+        assert!(corpus.len() >= 20, "{} games", corpus.len());
+        for g in &corpus {
+            assert_eq!(
+                g.rom,
+                Path::new("/corpus/roms").join(format!("{}.nes", g.name))
+            );
+            let movie = Path::new("/corpus/movies").join(format!("{}.fm2", g.name));
+            assert_eq!(g.movie.as_deref(), Some(movie.as_path()));
+        }
     }
 
     #[test]
