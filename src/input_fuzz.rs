@@ -149,7 +149,10 @@ impl Target {
                 &text(),
                 Path::new("fuzz.ron"),
                 Path::new("/base"),
-                Path::new("/roms"),
+                &crate::sweep::workloads::Roots {
+                    roms: "/roms".into(),
+                    corpus: "/corpus".into(),
+                },
             ) {
                 Ok(list) => {
                     workload_files_are_safe(&list)?;
@@ -559,7 +562,10 @@ pub fn accepts(target: Target, input: &[u8]) -> bool {
             &text(),
             Path::new("f"),
             Path::new("/b"),
-            Path::new("/r"),
+            &crate::sweep::workloads::Roots {
+                roms: "/r".into(),
+                corpus: "/c".into(),
+            },
         )
         .is_ok(),
         Target::Stream => profiler::stream::parse(input, Path::new("f")).is_ok(),

@@ -39,14 +39,17 @@ WHAT IT RUNS
   no arguments       the bundled workloads: the roms-test/ programs (cfgdemo, snake, \
 breakout, fountain, maze), each with movies/<name>.fm2 for the movie's length (5 min)
   ROM [--movie F]    one ROM (5 minutes, or the movie's length)
-  --workloads FILE   a RON list; see workloads.ron (the bundled programs) and
-                     workloads-games.ron (the shared homebrew games) at the
-                     repository root:
+  --workloads FILE   a RON list; see workloads.ron (the bundled programs),
+                     workloads-games.ron (the shared homebrew games) and
+                     workloads-corpus.ron (the corpus of games outside the team's
+                     code) at the repository root:
                        (workloads: [(name: \"maze\", rom: \"roms-test/maze.nes\",
                                      movie: \"movies/maze.fm2\", minutes: 5.0), ...])
                      movie and minutes are optional. Relative paths are relative to the
                      file's directory; a leading ${ROMS} is the shared ROM directory
-                     ($NESPROF_ROMS, else the nearest shared/roms). A workload whose ROM
+                     ($NESPROF_ROMS, else the nearest shared/roms), a leading ${CORPUS}
+                     the corpus directory ($NESPROF_CORPUS, else the nearest corpus/
+                     holding roms/). A workload whose ROM
                      is missing is reported and skipped; any other bad workload is
                      reported, the rest still run, and the exit code is 2.
                      A name is also the name of the workload's files in cfg/, so it

@@ -18,7 +18,10 @@
 //!   the workloads file (not the current directory), so the file works from
 //!   anywhere. A leading `${ROMS}` is the shared third-party ROM directory
 //!   (`$NESPROF_ROMS`, else the nearest `shared/roms` above the current or
-//!   source directory), which is never copied into the repository.
+//!   source directory), and a leading `${CORPUS}` the corpus of games the
+//!   team did not write (`$NESPROF_CORPUS`, else the nearest `corpus/` with
+//!   a `roms/` folder above the current or source directory: see
+//!   [`corpus_dir`]); neither is ever copied into the repository.
 //! - `movie` and `minutes` are optional; `minutes` defaults to the movie's
 //!   length, or 5 without a movie (the thesis ran each game ~5 minutes).
 //! - `ignore_rom_mismatch` (optional, default `false`): replay the movie even
@@ -45,6 +48,63 @@ pub const BUNDLED: [&str; 8] = [
 
 /// The variable a path may start with, for the shared ROM directory.
 pub const ROMS_VAR: &str = "${ROMS}";
+
+/// The variable a path may start with, for the corpus directory
+/// (`workloads-corpus.ron`: games and movies kept outside the repository).
+pub const CORPUS_VAR: &str = "${CORPUS}";
+
+/// The environment variable naming the corpus directory.
+pub const CORPUS_ENV: &str = "NESPROF_CORPUS";
+
+/// What the path variables of a workloads file stand for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roots {
+    /// `${ROMS}`: the shared ROM directory ([`crate::testrom::roms_dir`]).
+    pub roms: PathBuf,
+    /// `${CORPUS}`: the corpus directory ([`corpus_dir`]).
+    pub corpus: PathBuf,
+}
+
+impl Roots {
+    /// This machine's directories: from the environment, else found.
+    pub fn found() -> Roots {
+        Roots {
+            roms: crate::testrom::roms_dir(),
+            corpus: corpus_dir(),
+        }
+    }
+}
+
+/// The corpus directory: `$NESPROF_CORPUS`, else the first `corpus/`
+/// holding a `roms/` folder found beside the current directory or the
+/// source tree or one of their ancestors (the workplace keeps it at
+/// `../corpus` relative to a checkout), else `../corpus`.
+pub fn corpus_dir() -> PathBuf {
+    corpus_dir_from(
+        std::env::var_os(CORPUS_ENV),
+        &[
+            std::env::current_dir().unwrap_or_default(),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        ],
+    )
+}
+
+/// [`corpus_dir`] with the variable's value and the starting directories
+/// given (an empty value counts as unset, as an empty path names nothing).
+fn corpus_dir_from(var: Option<std::ffi::OsString>, starts: &[PathBuf]) -> PathBuf {
+    if let Some(dir) = var.filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    for start in starts {
+        for dir in start.ancestors() {
+            let candidate = dir.join("corpus");
+            if candidate.join("roms").is_dir() {
+                return candidate;
+            }
+        }
+    }
+    PathBuf::from("../corpus")
+}
 
 /// The longest workload name, in bytes. A name is the stem of the sweep's
 /// longest output file name, `<name>.hot_thesis_best.ron` (20 bytes more),
@@ -283,16 +343,16 @@ pub fn load(path: &Path) -> Result<Vec<Workload>, WorkloadsError> {
         }
     })?;
     let base = path.parent().unwrap_or(Path::new("."));
-    parse(&text, path, base, &crate::testrom::roms_dir())
+    parse(&text, path, base, &Roots::found())
 }
 
 /// Parses workloads `text` (read from `path`); relative paths are resolved
-/// against `base`, `${ROMS}` against `roms`.
+/// against `base`, `${ROMS}` and `${CORPUS}` against `roots`.
 pub fn parse(
     text: &str,
     path: &Path,
     base: &Path,
-    roms: &Path,
+    roots: &Roots,
 ) -> Result<Vec<Workload>, WorkloadsError> {
     // IMPLICIT_SOME: `movie: "x.fm2"` reads better than `movie: Some("x.fm2")`
     // (both are accepted).
@@ -332,7 +392,7 @@ pub fn parse(
     let mut out: Vec<Workload> = Vec::with_capacity(shape.workloads.len());
     for entry in shape.workloads {
         let resolve = |field: &str, p: &str| {
-            resolve_path(p, base, roms)
+            resolve_path(p, base, roots)
                 .map_err(|problem| entry_error(&entry.name, 0, format!("field {field}: {problem}")))
         };
         let rom = resolve("rom", &entry.rom)?;
@@ -362,15 +422,18 @@ fn field_hint(problem: &str) -> String {
     }
 }
 
-/// Expands a leading `${ROMS}` and makes relative paths relative to `base`.
-fn resolve_path(p: &str, base: &Path, roms: &Path) -> Result<PathBuf, String> {
-    if let Some(rest) = p.strip_prefix(ROMS_VAR) {
-        let rest = rest.trim_start_matches(['/', '\\']);
-        return Ok(roms.join(rest));
+/// Expands a leading `${ROMS}` or `${CORPUS}` and makes relative paths
+/// relative to `base`.
+fn resolve_path(p: &str, base: &Path, roots: &Roots) -> Result<PathBuf, String> {
+    for (var, root) in [(ROMS_VAR, &roots.roms), (CORPUS_VAR, &roots.corpus)] {
+        if let Some(rest) = p.strip_prefix(var) {
+            let rest = rest.trim_start_matches(['/', '\\']);
+            return Ok(root.join(rest));
+        }
     }
     if p.contains("${") {
         return Err(format!(
-            "{:?}: the only variable is {ROMS_VAR}, at the start of a path",
+            "{:?}: the only variables are {ROMS_VAR} and {CORPUS_VAR}, at the start of a path",
             shorten(p)
         ));
     }
@@ -432,13 +495,15 @@ pub fn bundled(repo: &Path) -> Vec<Workload> {
 mod tests {
     use super::*;
 
+    fn roots() -> Roots {
+        Roots {
+            roms: PathBuf::from("/roms"),
+            corpus: PathBuf::from("/corpus"),
+        }
+    }
+
     fn parse_str(text: &str) -> Result<Vec<Workload>, WorkloadsError> {
-        parse(
-            text,
-            Path::new("w.ron"),
-            Path::new("/repo"),
-            Path::new("/roms"),
-        )
+        parse(text, Path::new("w.ron"), Path::new("/repo"), &roots())
     }
 
     #[test]
@@ -463,6 +528,56 @@ mod tests {
         assert_eq!(w[1].minutes, None);
         assert!(w[1].ignore_rom_mismatch && !w[0].ignore_rom_mismatch);
         assert_eq!(w[2].movie, None);
+    }
+
+    /// `${CORPUS}` stands for the corpus directory, in the ROM and the
+    /// movie alike; no other variable is expanded, and a variable counts
+    /// only at the start of a path.
+    #[test]
+    fn the_corpus_variable_is_expanded() {
+        let w = parse_str(
+            r#"(workloads: [
+                (name: "g", rom: "${CORPUS}/roms/g.nes", movie: "${CORPUS}/movies/g.fm2"),
+                (name: "h", rom: "${CORPUS}roms/h.nes", movie: "movies/h.fm2"),
+            ])"#,
+        )
+        .unwrap();
+        assert_eq!(w[0].rom, Path::new("/corpus/roms/g.nes"));
+        assert_eq!(
+            w[0].movie.as_deref(),
+            Some(Path::new("/corpus/movies/g.fm2"))
+        );
+        assert_eq!(w[1].rom, Path::new("/corpus/roms/h.nes"));
+        assert_eq!(w[1].movie.as_deref(), Some(Path::new("/repo/movies/h.fm2")));
+        for rom in ["${CORPUS_X}/a.nes", "x/${CORPUS}/a.nes", "${corpus}/a.nes"] {
+            let e = err(&format!("(workloads: [\n (name: \"a\", rom: {rom:?}),\n])"));
+            assert!(
+                e.starts_with("w.ron:2: field rom:") && e.contains("${ROMS} and ${CORPUS}"),
+                "{rom}: {e}"
+            );
+        }
+    }
+
+    /// Without `$NESPROF_CORPUS`, the corpus is the nearest `corpus/` with a
+    /// `roms/` folder above the starting directories; the variable wins,
+    /// unless empty.
+    #[test]
+    fn the_corpus_directory_is_found() {
+        let top = std::env::temp_dir().join(format!("nesprof-corpus-{}", std::process::id()));
+        let checkout = top.join("work").join("checkout");
+        std::fs::create_dir_all(checkout.join("src")).unwrap();
+        // A `corpus` without `roms/` is passed over.
+        std::fs::create_dir_all(checkout.join("corpus")).unwrap();
+        std::fs::create_dir_all(top.join("work").join("corpus").join("roms")).unwrap();
+        let found = corpus_dir_from(None, &[checkout.join("src")]);
+        assert_eq!(found, top.join("work").join("corpus"));
+        let found = corpus_dir_from(Some("".into()), &[checkout.join("src")]);
+        assert_eq!(found, top.join("work").join("corpus"));
+        let set = corpus_dir_from(Some("/elsewhere".into()), &[checkout.join("src")]);
+        assert_eq!(set, Path::new("/elsewhere"));
+        let none = corpus_dir_from(None, &[]);
+        assert_eq!(none, Path::new("../corpus"));
+        std::fs::remove_dir_all(&top).unwrap();
     }
 
     fn err(text: &str) -> String {
@@ -607,6 +722,19 @@ mod tests {
         assert_eq!(games.len(), 8);
         for g in &games {
             assert!(g.movie.as_ref().unwrap().is_file(), "{}", g.name);
+        }
+        // The corpus: ROMs and movies both outside the repository, under
+        // ${CORPUS}, in its roms/ and movies/ folders, named as the workload.
+        let text = std::fs::read_to_string(repo.join("workloads-corpus.ron")).unwrap();
+        let corpus = parse(&text, Path::new("workloads-corpus.ron"), repo, &roots()).unwrap();
+        assert!(corpus.len() >= 20, "{} games", corpus.len());
+        for g in &corpus {
+            assert_eq!(
+                g.rom,
+                Path::new("/corpus/roms").join(format!("{}.nes", g.name))
+            );
+            let movie = Path::new("/corpus/movies").join(format!("{}.fm2", g.name));
+            assert_eq!(g.movie.as_deref(), Some(movie.as_path()));
         }
     }
 
