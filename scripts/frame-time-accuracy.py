@@ -16,11 +16,12 @@ exclusive share:
   idle   |sampled - exact| idle share of all cycles, in points
 
 Usage: scripts/frame-time-accuracy.py [--frames N] [--x 3,10,30]
-       [--workloads name,...] [--games]   (run from the repository root,
+       [--workloads name,...] [--games] [--corpus]   (run from the repository root,
        after `cargo build --release`; games need ../shared/roms)
 """
 
 import argparse
+import re
 import csv
 import os
 import subprocess
@@ -46,6 +47,19 @@ def roms_dir():
             return cand
         here = os.path.dirname(here)
     return "../shared/roms"
+
+
+def corpus_dir():
+    env = os.environ.get("NESPROF_CORPUS")
+    if env:
+        return env
+    here = os.path.abspath(".")
+    while here != "/":
+        cand = os.path.join(here, "corpus")
+        if os.path.isdir(os.path.join(cand, "roms")):
+            return cand
+        here = os.path.dirname(here)
+    return "../corpus"
 
 
 def profile(rom, movie, frames, x, no_truth, out):
@@ -107,6 +121,8 @@ def main():
     ap.add_argument("--x", default="3,10,30")
     ap.add_argument("--workloads", default="")
     ap.add_argument("--games", action="store_true")
+    ap.add_argument("--corpus", action="store_true",
+                    help="add the corpus games (workloads-corpus.ron: ${CORPUS}/roms, ${CORPUS}/movies)")
     a = ap.parse_args()
     runs = dict(BUSY)
     if a.games:
@@ -117,6 +133,16 @@ def main():
                 runs[g] = (path, f"movies/{g}.fm2")
             else:
                 print(f"skipped {g}: {path} missing", file=sys.stderr)
+    if a.corpus:
+        corpus = corpus_dir()
+        names = re.findall(r'name:\s*"([^"]+)"', open("workloads-corpus.ron").read())
+        for g in names:
+            rom = os.path.join(corpus, "roms", g + ".nes")
+            movie = os.path.join(corpus, "movies", g + ".fm2")
+            if os.path.exists(rom) and os.path.exists(movie):
+                runs[g] = (rom, movie)
+            else:
+                print(f"skipped {g}: {rom} or its movie missing", file=sys.stderr)
     if a.workloads:
         wanted = a.workloads.split(",")
         runs = {k: v for k, v in runs.items() if k in wanted}
