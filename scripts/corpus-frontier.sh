@@ -107,15 +107,7 @@ while IFS=$'\t' read -r name rom movie; do
 done <<<"$all"
 mkdir -p "$WORK"
 
-# The value of key $2 in the key=value line $1.
-field() {
-    local kv
-    for kv in $1; do
-        if [ "${kv%%=*}" = "$2" ]; then echo "${kv#*=}"; return 0; fi
-    done
-    echo "missing field $2 in: $1" >&2
-    return 1
-}
+. "$REPO/scripts/frontier/field.sh"
 
 # Profile game $1 (ROM $2, movie $3) at X = $4 ms; leaves DIR/row.csv.
 run_one() {

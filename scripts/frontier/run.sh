@@ -69,15 +69,7 @@ for g in $GAMES; do
 done
 mkdir -p "$WORK"
 
-# The value of key $2 in the key=value line $1.
-field() {
-    local kv
-    for kv in $1; do
-        if [ "${kv%%=*}" = "$2" ]; then echo "${kv#*=}"; return 0; fi
-    done
-    echo "missing field $2 in: $1" >&2
-    return 1
-}
+. "$REPO/scripts/frontier/field.sh"
 
 # Profile GAME at X, N and rebuild with both builders; leaves DIR/rows.csv
 # (one row per builder) and DIR/run.csv; DIR/done marks a complete result.
