@@ -36,30 +36,26 @@ BUSY = {
 GAMES = ["fff", "yun", "novathesquirrel", "lunarlimit", "hello_mmc3", "croom", "full_game", "robotfindskitten"]
 
 
-def roms_dir():
-    env = os.environ.get("NESPROF_ROMS")
-    if env:
-        return env
+def find_up(env, name, inside):
+    """$env if set, else the nearest `name` directory above the working
+    directory holding `inside`, else ../name."""
+    if os.environ.get(env):
+        return os.environ[env]
     here = os.path.abspath(".")
     while here != "/":
-        cand = os.path.join(here, "shared", "roms")
-        if os.path.isdir(cand):
+        cand = os.path.join(here, name)
+        if os.path.isdir(os.path.join(cand, inside)):
             return cand
         here = os.path.dirname(here)
-    return "../shared/roms"
+    return os.path.join("..", name)
+
+
+def roms_dir():
+    return find_up("NESPROF_ROMS", os.path.join("shared", "roms"), ".")
 
 
 def corpus_dir():
-    env = os.environ.get("NESPROF_CORPUS")
-    if env:
-        return env
-    here = os.path.abspath(".")
-    while here != "/":
-        cand = os.path.join(here, "corpus")
-        if os.path.isdir(os.path.join(cand, "roms")):
-            return cand
-        here = os.path.dirname(here)
-    return "../corpus"
+    return find_up("NESPROF_CORPUS", "corpus", "roms")
 
 
 def profile(rom, movie, frames, x, no_truth, out):

@@ -14,17 +14,18 @@ const FRAMES: u64 = 20;
 /// Programs with planted wait loops.
 const WAITING_PROGRAMS: u64 = 150;
 
-#[test]
-fn random_programs_run_identically_on_both_engines() {
+/// Runs the programs `generate` makes from seeds `0..count` on both
+/// engines, on every core; the divergences found, each shrunk.
+fn campaign(count: u64, generate: fn(u64) -> Program) -> Vec<String> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let failures: Vec<String> = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {
-                    (0..PROGRAMS)
+                    (0..count)
                         .filter(|seed| seed % threads == t)
                         .filter_map(|seed| {
-                            let program = Program::generate(seed);
+                            let program = generate(seed);
                             fuzz::check(&program, FRAMES, seed).err().map(|e| {
                                 let small = fuzz::shrink(&program, FRAMES, seed, 500);
                                 format!("seed {seed}: {e}\nshrunk:\n{}", fuzz::describe(&small))
@@ -38,7 +39,12 @@ fn random_programs_run_identically_on_both_engines() {
             .into_iter()
             .flat_map(|h| h.join().unwrap())
             .collect()
-    });
+    })
+}
+
+#[test]
+fn random_programs_run_identically_on_both_engines() {
+    let failures = campaign(PROGRAMS, Program::generate);
     assert!(
         failures.is_empty(),
         "{} of {PROGRAMS} programs diverged:\n{}",
@@ -53,29 +59,7 @@ fn random_programs_run_identically_on_both_engines() {
 /// entered, cut by interrupts and left at random.
 #[test]
 fn random_programs_with_wait_loops_run_identically_on_both_engines() {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                s.spawn(move || {
-                    (0..WAITING_PROGRAMS)
-                        .filter(|seed| seed % threads == t)
-                        .filter_map(|seed| {
-                            let program = Program::generate_with_wait_loops(seed);
-                            fuzz::check(&program, FRAMES, seed).err().map(|e| {
-                                let small = fuzz::shrink(&program, FRAMES, seed, 500);
-                                format!("seed {seed}: {e}\nshrunk:\n{}", fuzz::describe(&small))
-                            })
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
+    let failures = campaign(WAITING_PROGRAMS, Program::generate_with_wait_loops);
     assert!(
         failures.is_empty(),
         "{} of {WAITING_PROGRAMS} programs with wait loops diverged:\n{}",
