@@ -348,7 +348,12 @@ impl Routines {
         if let Ok(i) = self.candidates.binary_search_by_key(&pc, |c| c.0) {
             if !self.candidates[i].1 {
                 self.candidates[i].1 = true;
-                self.owners_stale = true;
+                // One inside the code read is left out at any reading: no
+                // need to read again for it (most candidates a sample runs
+                // at are such, and a reading walks all the code).
+                if !self.owners.contains_key(&pc) {
+                    self.owners_stale = true;
+                }
             }
         }
         if code_addr::prg_offset(pc).is_none() {
