@@ -11,7 +11,8 @@
 //! Prints the final frame hash, the emulation loop's wall time and the
 //! batches completed.
 //! `PROBE_COST_N` in the environment changes the batch length (N = 25), to
-//! see which part of the sampler's cost grows with it (under `perf record`).
+//! see which part of the sampler's cost grows with it (under `perf record`);
+//! `PROBE_COST_X_MS` its interval (X = 3 ms), to magnify the batches' share.
 //! `PROBE_COST_EVENTS=1` attaches the frame-event log too (issue 43;
 //! `PROBE_COST_WATCH=1` with it watches the entries `profile` watches),
 //! drained after every frame as the profiler does.
@@ -51,6 +52,9 @@ fn main() {
         // The thesis' setup: X = 3 ms of emulated time, N = 25 (unless
         // PROBE_COST_N says otherwise).
         let mut settings = ProfileSettings::default();
+        if let Ok(x) = std::env::var("PROBE_COST_X_MS") {
+            settings.interval_ms = x.parse().expect("PROBE_COST_X_MS is a number");
+        }
         if let Ok(n) = std::env::var("PROBE_COST_N") {
             settings.batch_len = n.parse().expect("PROBE_COST_N is a number");
         }

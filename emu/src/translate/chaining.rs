@@ -156,13 +156,6 @@ impl Translator {
         loop {
             let block = &self.blocks[id as usize];
             let entry = block.ops[0].pc;
-            // The sampler is asked inside the block that may reach
-            // `leave_at`: the observed loop runs that one.
-            let leave_before = if LIGHT {
-                leave_at.saturating_sub((block.ops.len() as u32 * LONGEST_INSTRUCTION) as u64)
-            } else {
-                u64::MAX
-            };
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it. It may also repeat inside
@@ -171,10 +164,6 @@ impl Translator {
             let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
             let start = loop {
                 let start = bus.cycles + owed as u64;
-                if LIGHT && start >= leave_before {
-                    settle(cpu, bus, owed);
-                    return (retired, Some(id));
-                }
                 bus.attention = false;
                 let run = if block.live {
                     Self::run_ops_repeating::<true>(
@@ -183,6 +172,7 @@ impl Translator {
                         cpu,
                         bus,
                         stop_at_cycle,
+                        leave_at,
                         owed,
                     )
                 } else {
@@ -192,9 +182,16 @@ impl Translator {
                         cpu,
                         bus,
                         stop_at_cycle,
+                        leave_at,
                         owed,
                     )
                 };
+                // The sampler is asked inside the block that may reach
+                // `leave_at`: the observed loop runs that one.
+                if LIGHT && run.left {
+                    settle(cpu, bus, run.owed);
+                    return (retired, Some(id));
+                }
                 owed = run.owed;
                 retired += run.retired;
                 // Owing cycles, the window is still open: the run completed,

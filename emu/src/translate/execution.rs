@@ -254,9 +254,9 @@ impl Translator {
         stop_at_cycle: u64,
     ) -> usize {
         let run = if live {
-            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, 0)
+            Self::run_ops_repeating::<true>(ops, None, cpu, bus, stop_at_cycle, u64::MAX, 0)
         } else {
-            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle, 0)
+            Self::run_ops_repeating::<false>(ops, None, cpu, bus, stop_at_cycle, u64::MAX, 0)
         };
         settle(cpu, bus, run.owed);
         run.retired as usize
@@ -278,6 +278,12 @@ impl Translator {
     /// as many runs as fit, and so does a chain of blocks: each iteration
     /// of a wait loop then costs its ops' handlers and little else (every
     /// instruction still runs; this is not the idle-loop skipping).
+    ///
+    /// When a run could reach `leave_at` (at most `stop_at_cycle`: the
+    /// cycle at which the sampler is to be asked), nothing runs and the
+    /// result says [`OpsRun::left`]: the caller leaves the block to the
+    /// observed loop at its entry. The test shares the window's own test,
+    /// so the plain loop pays nothing for it.
     #[inline(always)]
     pub(super) fn run_ops_repeating<const LIVE: bool>(
         ops: &[Op],
@@ -285,11 +291,20 @@ impl Translator {
         cpu: &mut Cpu,
         bus: &mut Bus,
         stop_at_cycle: u64,
+        leave_at: u64,
         mut owed: u32,
     ) -> OpsRun {
         let n = ops.len();
         let bound = n as u32 * LONGEST_INSTRUCTION;
         if owed + bound > cpu.idle_budget || bus.cycles + (owed + bound) as u64 >= stop_at_cycle {
+            if bus.cycles + (owed + bound) as u64 >= leave_at {
+                return OpsRun {
+                    retired: 0,
+                    completed: false,
+                    left: true,
+                    owed,
+                };
+            }
             // The window (re)opens from the machine as it is.
             settle(cpu, bus, owed);
             owed = 0;
@@ -298,6 +313,7 @@ impl Translator {
                 return OpsRun {
                     retired: executed as u64,
                     completed: executed == n,
+                    left: false,
                     owed: 0,
                 };
             }
@@ -321,6 +337,7 @@ impl Translator {
                     return OpsRun {
                         retired: retired + executed as u64,
                         completed: executed == n,
+                        left: false,
                         owed: 0,
                     };
                 }
@@ -334,6 +351,7 @@ impl Translator {
                 return OpsRun {
                     retired,
                     completed: true,
+                    left: false,
                     owed,
                 };
             }
@@ -387,6 +405,9 @@ pub(super) struct OpsRun {
     pub retired: u64,
     /// Whether the last run of the block went to its end.
     pub completed: bool,
+    /// Whether it ran nothing, leaving the block to the observed loop
+    /// (its `leave_at` could be reached).
+    pub left: bool,
     /// Window cycles not yet added to the machine.
     pub owed: u32,
 }
@@ -394,7 +415,7 @@ pub(super) struct OpsRun {
 /// Runs `op` through its handler (see `op::OpHandler`), with its bytes read
 /// again from RAM first if its block's operands are live (`LIVE`).
 #[inline(always)]
-fn run<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+pub(super) fn run<const LIVE: bool>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
     if LIVE {
         let fresh = op.reread(&bus.ram);
         (fresh.run)(&fresh, cpu, bus, owed)

@@ -3,6 +3,8 @@
 //! skipped idle loop are written from the loop's known timing.
 
 use super::block::{Block, IdleTiming};
+use super::execution::run;
+use super::op::{open_for, settle, CLOSED, LONGEST_INSTRUCTION};
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -41,7 +43,24 @@ impl Translator {
         loop {
             if sampler.collecting() || sampler.sample_next(bus.cycles) {
                 sampler.record_with(|records, limit| {
-                    for op in &ops[executed..ops.len().min(executed + limit)] {
+                    let end = ops.len().min(executed + limit);
+                    // As in the plain loop (`run_ops_repeating`): when the
+                    // idle window holds every op to be recorded, they run
+                    // in it, each starting at the machine's cycle plus the
+                    // window cycles owed, with no stop to check until one
+                    // closes the window; then op by op. Settling every op
+                    // (`execute`) made a recorded op cost several plain
+                    // ones.
+                    let bound = (end - executed) as u32 * LONGEST_INSTRUCTION;
+                    let mut owed = if bus.cycles + u64::from(bound) < stop_at_cycle
+                        && open_for(bound, cpu, bus)
+                    {
+                        0
+                    } else {
+                        CLOSED
+                    };
+                    while executed < end {
+                        let op = &ops[executed];
                         let fresh;
                         let op = if live {
                             fresh = op.reread(&bus.ram);
@@ -49,25 +68,53 @@ impl Translator {
                         } else {
                             op
                         };
-                        let cycle = bus.cycles;
-                        Self::execute::<false>(op, cpu, bus);
+                        let stop;
+                        let cycle;
+                        if owed != CLOSED {
+                            cycle = bus.cycles + u64::from(owed);
+                            owed = run::<false>(op, cpu, bus, owed);
+                            // In the window only the op itself can make the
+                            // block stop, and it then closes the window.
+                            stop = owed == CLOSED && Self::must_stop(cpu, bus, stop_at_cycle);
+                        } else {
+                            cycle = bus.cycles;
+                            Self::execute::<false>(op, cpu, bus);
+                            stop = Self::must_stop(cpu, bus, stop_at_cycle);
+                        }
                         executed += 1;
-                        // Under the banks mapped now: the op may have
-                        // switched them.
-                        let next_pc = code_map.key(&bus.cart.banks, cpu.pc);
+                        // The op after it in the block, unless it is the
+                        // last to run here: that one's successor is read
+                        // under the banks mapped now (it may have switched
+                        // them).
+                        let next_pc = if stop || executed == ops.len() {
+                            code_map.key(&bus.cart.banks, cpu.pc)
+                        } else {
+                            ops[executed].code(code_high)
+                        };
+                        // Only a block's last op can be a branch (a
+                        // transfer ends its block): the others are spared
+                        // looking their opcode up.
+                        let target = match (executed == ops.len())
+                            .then(|| op.branch_target())
+                            .flatten()
+                        {
+                            Some(t) => code_map.key(&bus.cart.banks, t),
+                            None => next_pc,
+                        };
+                        debug_assert!(executed == ops.len() || op.branch_target().is_none());
                         records.push(Retired {
                             pc: op.code(code_high),
                             opcode: Some(op.bytes[0]),
                             next_pc,
-                            target: match op.branch_target() {
-                                Some(t) => code_map.key(&bus.cart.banks, t),
-                                None => next_pc,
-                            },
+                            target,
                             cycle,
                         });
-                        if Self::must_stop(cpu, bus, stop_at_cycle) {
+                        if stop {
                             break;
                         }
+                    }
+                    if owed != CLOSED {
+                        settle(cpu, bus, owed);
                     }
                 });
             } else {
