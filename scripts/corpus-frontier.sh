@@ -59,6 +59,23 @@ corpus_dir() {
 }
 CORPUS=$(corpus_dir)
 
+# ${ROMS}, as src/testrom (roms_dir) finds it: the shared third-party ROMs
+# (the bundled games of workloads-games.ron).
+roms_dir() {
+    if [ -n "${NESPROF_ROMS:-}" ]; then echo "$NESPROF_ROMS"; return; fi
+    local start d
+    for start in "$PWD" "$REPO"; do
+        d=$start
+        while :; do
+            if [ -f "$d/shared/roms/MANIFEST.tsv" ]; then echo "$d/shared/roms"; return; fi
+            [ "$d" = / ] && break
+            d=$(dirname "$d")
+        done
+    done
+    echo "$REPO/../shared/roms"
+}
+ROMS=$(roms_dir)
+
 [ -x "$NESPROF" ] || die "no nesprof binary at $NESPROF (set NESPROF or cargo build --release)"
 [ -f "$WORKLOADS" ] || die "no workloads file $WORKLOADS"
 [[ $BATCH =~ ^[0-9]+$ ]] || die "BATCH must be a whole number, not '$BATCH'"
@@ -69,8 +86,9 @@ for x in $INTERVALS; do
 done
 
 # "name<TAB>rom<TAB>movie" for every entry of the workloads file: one entry a
-# line, `(name: "N", rom: "R", movie: "M")`, ${CORPUS} expanded (the only
-# variable this script knows; relative paths are relative to the file).
+# line, `(name: "N", rom: "R", movie: "M")`, ${CORPUS} and ${ROMS} expanded
+# (the variables the workloads files use; relative paths are relative to
+# the file).
 entries() {
     local base
     base=$(cd "$(dirname "$WORKLOADS")" && pwd)
@@ -80,7 +98,8 @@ entries() {
             p=${!v}
             case $p in
                 '${CORPUS}'*) p=$CORPUS/${p#'${CORPUS}'} ;;
-                '${'*) die "$WORKLOADS: $name: only \${CORPUS} is known to this script ($p)" ;;
+                '${ROMS}'*) p=$ROMS/${p#'${ROMS}'} ;;
+                '${'*) die "$WORKLOADS: $name: only \${CORPUS} and \${ROMS} are known to this script ($p)" ;;
                 /*) ;;
                 *) p=$base/$p ;;
             esac

@@ -5,9 +5,10 @@
 use crate::cfg::Cfg;
 use crate::gaussiano::params::GfcParams;
 use crate::gaussiano::{Counters, GfcGaussiano};
-use crate::sample::Sample;
+use crate::sample::{Addr, Sample};
 use crate::trace::TraceBuilder;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// The hot-CFG builders, by the name `--builder` takes.
 #[derive(
@@ -87,6 +88,13 @@ pub trait HotCfgBuilder: Send {
     /// counters, where it has them).
     fn counters(&self) -> Counters;
 
+    /// Per edge of the edge profile, the probability that it is in H90,
+    /// for a builder that estimates it (the trace builder); `None` for
+    /// one that does not.
+    fn confidence(&self) -> Option<&HashMap<(Addr, Addr), f64>> {
+        None
+    }
+
     /// Its bins as (centroid, count), for the overlay's address strip; empty
     /// for a builder that keeps none.
     fn bins(&self) -> Vec<(f64, u64)> {
@@ -139,5 +147,9 @@ impl HotCfgBuilder for TraceBuilder {
 
     fn counters(&self) -> Counters {
         TraceBuilder::counters(self)
+    }
+
+    fn confidence(&self) -> Option<&HashMap<(Addr, Addr), f64>> {
+        Some(TraceBuilder::confidence(self))
     }
 }

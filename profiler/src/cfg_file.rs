@@ -59,6 +59,41 @@ pub struct CfgFile {
     pub cfg: Cfg,
     /// Instruction text per address.
     pub disasm: BTreeMap<u32, String>,
+    /// For a sampled hot CFG whose builder estimates it (the trace
+    /// builder): per edge, the probability that it is in H90, so a reader
+    /// knows which edges are sure. Absent from other records (and from
+    /// records written before it existed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confidence: Vec<EdgeConfidence>,
+}
+
+/// How sure a sampled hot CFG is of one of its edges.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EdgeConfidence {
+    pub src: u32,
+    pub dst: u32,
+    /// The probability that the edge is in H90, given its estimated count
+    /// and the estimates' standard errors (`gfc::trace`'s `hot`).
+    pub p_h90: f64,
+}
+
+impl EdgeConfidence {
+    /// The entries of `confidence` for `cfg`'s edges, in edge order.
+    pub fn of(cfg: &Cfg, confidence: &std::collections::HashMap<(u32, u32), f64>) -> Vec<Self> {
+        let mut out: Vec<EdgeConfidence> = cfg
+            .edges()
+            .iter()
+            .filter_map(|e| {
+                confidence.get(&(e.src, e.dst)).map(|&p| EdgeConfidence {
+                    src: e.src,
+                    dst: e.dst,
+                    p_h90: p,
+                })
+            })
+            .collect();
+        out.sort_by_key(|c| (c.src, c.dst));
+        out
+    }
 }
 
 #[derive(Debug, Error)]
@@ -158,6 +193,20 @@ impl CfgFile {
             ));
         }
         let cfg = &self.cfg;
+        for c in &self.confidence {
+            if cfg.edge(c.src, c.dst).is_none() {
+                return Err(format!(
+                    "confidence for edge {:#x} -> {:#x}, which the graph does not have",
+                    c.src, c.dst
+                ));
+            }
+            if !(0.0..=1.0).contains(&c.p_h90) {
+                return Err(format!(
+                    "confidence {} for edge {:#x} -> {:#x} is not a probability",
+                    c.p_h90, c.src, c.dst
+                ));
+            }
+        }
         let mut inside: BTreeMap<u32, u32> = BTreeMap::new();
         for b in cfg.blocks() {
             let name = || format!("block {:#x}", b.entry);
@@ -298,7 +347,33 @@ mod tests {
             frames: 60,
             cfg,
             disasm: BTreeMap::from([(0x8000, "JMP $8000".to_string())]),
+            confidence: Vec::new(),
         }
+    }
+
+    #[test]
+    fn confidences_round_trip_and_are_checked() {
+        let mut f = sample();
+        f.kind = "sampled".into();
+        f.confidence = vec![EdgeConfidence {
+            src: 0x8000,
+            dst: 0x8000,
+            p_h90: 0.75,
+        }];
+        let back = CfgFile::parse(&f.to_ron(), Path::new("x.ron")).expect("round trip");
+        assert_eq!(back.confidence, f.confidence);
+        // Records without it still read.
+        assert!(!sample().to_ron().contains("confidence"));
+        f.confidence[0].p_h90 = 1.5;
+        let e = CfgFile::parse(&f.to_ron(), Path::new("x.ron")).unwrap_err();
+        assert!(e.to_string().contains("not a probability"), "{e}");
+        f.confidence[0] = EdgeConfidence {
+            src: 0x8000,
+            dst: 0x8002,
+            p_h90: 0.5,
+        };
+        let e = CfgFile::parse(&f.to_ron(), Path::new("x.ron")).unwrap_err();
+        assert!(e.to_string().contains("does not have"), "{e}");
     }
 
     #[test]

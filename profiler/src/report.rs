@@ -46,5 +46,6 @@ pub fn record(
         frames,
         cfg,
         disasm,
+        confidence: Vec::new(),
     }
 }

@@ -10,7 +10,7 @@ use clap::builder::TypedValueParser;
 use clap::{Args, Subcommand};
 use emu::nes::Engine;
 use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
-use profiler::cfg_file::CfgFile;
+use profiler::cfg_file::{CfgFile, EdgeConfidence};
 use profiler::stream::{StreamError, StreamReader, StreamTrailer};
 
 use crate::emit::emit;
@@ -327,9 +327,14 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         let record = |kind: &str, cfg: &gfc::Cfg| CfgFile {
             kind: kind.to_string(),
             cfg: cfg.clone(),
+            confidence: Vec::new(),
             ..truth.clone()
         };
-        outputs.write("hot_cfg.ron", record("sampled", hot).to_ron())?;
+        let mut hot_record = record("sampled", hot);
+        if let Some(confidence) = builder.confidence() {
+            hot_record.confidence = EdgeConfidence::of(hot, confidence);
+        }
+        outputs.write("hot_cfg.ron", hot_record.to_ron())?;
         outputs.write("edge_profile.ron", record("edge_profile", profile).to_ron())?;
         let title = format!(
             "{}: hot CFG ({}, replayed)",

@@ -11,6 +11,7 @@ use emu::clock::minutes_to_frames;
 use emu::nes::Engine;
 use emu::sampling::{Spacing, Trigger};
 use gfc::{BuilderKind, GfcParams, HotTruth, Metrics};
+use profiler::cfg_file::EdgeConfidence;
 use profiler::frame_profile::csv::{self as frame_csv, Columns};
 use profiler::frame_profile::recorder::{BatchTee, FrameRecorder, Outcome, Setup};
 use profiler::frame_profile::report as frame_report;
@@ -399,16 +400,18 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let profile = result.builder.edge_profile();
     let counts = result.counts.as_deref();
     let hot_disasm = profiler::report::disassemble(hot, counts, &nes);
-    let ron = profiler::report::record(
+    let mut hot_record = profiler::report::record(
         "sampled",
         &rom_name,
         &rom_bytes,
         result.frames,
         hot.clone(),
         hot_disasm.clone(),
-    )
-    .to_ron();
-    outputs.write("hot_cfg.ron", ron)?;
+    );
+    if let Some(confidence) = result.builder.confidence() {
+        hot_record.confidence = EdgeConfidence::of(hot, confidence);
+    }
+    outputs.write("hot_cfg.ron", hot_record.to_ron())?;
     let profile_disasm = profiler::report::disassemble(profile, counts, &nes);
     let ron = profiler::report::record(
         "edge_profile",
@@ -560,6 +563,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         result.builder.bins().len(),
         profile.num_edges()
     );
+    if !hot_record.confidence.is_empty() {
+        let p: Vec<f64> = hot_record.confidence.iter().map(|c| c.p_h90).collect();
+        let sure = p.iter().filter(|&&p| p >= 0.9).count();
+        let likely = p.iter().filter(|&&p| (0.5..0.9).contains(&p)).count();
+        let _ = writeln!(
+            thesis,
+            "confidence {sure} hot edges sure (P(in H90) >= 0.9), {likely} likely (0.5-0.9), {} doubtful (< 0.5); each edge's in hot_cfg.ron",
+            p.len() - sure - likely
+        );
+    }
     if truth_on {
         let _ = writeln!(
             thesis,

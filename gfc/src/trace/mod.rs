@@ -13,10 +13,11 @@
 //! 2. each block's execution frequency from *every* sample in it (N per
 //!    batch), each edge's share of its block's outflow from the observed
 //!    transfers, and the two tied by flow conservation (`estimate`);
-//! 3. the edge profile (every observed edge with its estimated count) and
-//!    the hot CFG, the builder's estimate of H90 widened by the estimates'
-//!    own statistical uncertainty at the cut-off, within its estimate of
-//!    H95 (`hot`).
+//! 3. the edge profile (every observed edge with its estimated count),
+//!    each edge's confidence (the probability, given the estimates'
+//!    standard errors, that it is in H90) and the hot CFG, the prefix of
+//!    the most confident edges that maximises the expected agreement with
+//!    H90 (`hot`).
 //!
 //! Flow conservation here is the simple form: a block's outflow equals its
 //! sampled frequency, split by the observed exits. It does not solve for
@@ -38,9 +39,11 @@ mod observe;
 
 use std::cell::OnceCell;
 
+use std::collections::HashMap;
+
 use crate::cfg::Cfg;
 use crate::gaussiano::Counters;
-use crate::sample::Sample;
+use crate::sample::{Addr, Sample};
 
 pub use self::observe::Observations;
 
@@ -52,6 +55,8 @@ pub struct Derived {
     pub profile: Cfg,
     /// The estimated hot set.
     pub hot: Cfg,
+    /// Per observed edge: the probability that it is in H90 (`hot`).
+    pub confidence: HashMap<(Addr, Addr), f64>,
 }
 
 /// The trace builder (`--builder trace`).
@@ -88,6 +93,12 @@ impl TraceBuilder {
         &self.derived().profile
     }
 
+    /// Per observed edge, the probability that it is in H90: how sure the
+    /// hot CFG is of each of its edges (`hot`).
+    pub fn confidence(&self) -> &HashMap<(Addr, Addr), f64> {
+        &self.derived().confidence
+    }
+
     /// Batches, instructions and interrupt events counted.
     pub fn counters(&self) -> Counters {
         Counters {
@@ -105,7 +116,8 @@ impl TraceBuilder {
             let hot = hot::hot_set(&profile.cfg, &profile.sigma, profile.total);
             Derived {
                 profile: profile.cfg,
-                hot,
+                hot: hot.cfg,
+                confidence: hot.confidence,
             }
         })
     }
