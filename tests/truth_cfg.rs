@@ -378,6 +378,7 @@ fn replaying_the_stream_gives_the_live_graph() {
                     dropped_batches: run.dropped_batches,
                     frames: run.frames,
                     frame_hash: run.frame_hash,
+                    taken_targets: Vec::new(),
                 })
                 .unwrap();
             let stream = profiler::stream::parse(&bytes, std::path::Path::new(stem)).unwrap();
@@ -511,5 +512,55 @@ fn both_engines_count_the_same_flow_under_switched_unnamed_banks() {
         let (a, b) = (count(Engine::Interpreter), count(Engine::Translator));
         assert!(a.executed(0x8100) > 100 && a.executed(0x8103) > 100);
         assert_same_counts(&format!("{frames} frames"), &a, &b);
+    }
+}
+
+/// Where branches were taken (`emu::taken_targets`, the leaders the
+/// builder cannot prove from samples): both engines note the same
+/// addresses, the translator with the truth recorder attached (its observed
+/// loop) and with only the sampler (its plain loop, as `profile
+/// --no-truth` runs); and none of them lies inside a block of the truth,
+/// whose leaders include every taken branch's target.
+#[test]
+fn both_engines_note_the_same_taken_branch_targets() {
+    for stem in WORKLOADS {
+        let (_, replay) = workload(stem);
+        let run = |engine: Engine, truth: bool| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_engine(engine);
+            if truth {
+                nes.record_flow();
+            } else {
+                let settings = ProfileSettings::default();
+                nes.attach_sampler(session::sampler(&settings, nes.cycles()).0);
+            }
+            let taken = nes.record_taken_targets();
+            while nes.frame_count() < FRAMES {
+                replay.apply(&mut nes, FRAMES).unwrap();
+                nes.run_frame();
+            }
+            let cfg = nes.take_flow_counts().map(|c| profiler::truth::build(&c));
+            (taken, cfg)
+        };
+        let (reference, truth) = run(Engine::Interpreter, true);
+        let truth = truth.unwrap();
+        assert!(reference.len() > 10, "{stem}: {} targets", reference.len());
+        for (label, truth_on) in [("with the truth", true), ("sampler only", false)] {
+            let (translated, _) = run(Engine::Translator, truth_on);
+            assert_eq!(
+                reference.bits(),
+                translated.bits(),
+                "{stem}: the translator {label} noted other targets"
+            );
+        }
+        for block in truth.blocks() {
+            for &i in &block.instrs[1..] {
+                assert!(
+                    !reference.contains(i),
+                    "{stem}: {i:#x}, a taken branch's target, lies inside block {:#x}",
+                    block.entry
+                );
+            }
+        }
     }
 }

@@ -58,6 +58,7 @@ pub mod ppu;
 pub mod probes;
 pub mod rom;
 pub mod sampling;
+pub mod taken_targets;
 pub mod trace;
 pub mod translate;
 pub mod wait_loop;

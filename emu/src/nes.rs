@@ -19,6 +19,7 @@ use crate::memory_log::MemoryRecorder;
 use crate::memory_profile::MemoryProfile;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
+use crate::taken_targets::TakenTargets;
 use crate::translate::Translator;
 use parking_lot::MutexGuard;
 
@@ -174,7 +175,8 @@ impl Nes {
         // The memory recorder is attached only with the flow recorder
         // (`Nes::record_memory`, `Nes::take_flow_counts`).
         let logging = self.probes.events.is_some();
-        let probing = sample || self.probes.flow.is_some() || logging;
+        let probing =
+            sample || self.probes.flow.is_some() || logging || self.probes.taken.is_some();
         // The instruction's code address under the banks it ran from (it
         // may switch them).
         let code = if probing {
@@ -211,6 +213,15 @@ impl Nes {
             }
             if sample {
                 self.record_sample(code, next, cycle, kind);
+            }
+            if let (Some(taken), StepKind::Instruction(opcode)) = (&self.probes.taken, kind) {
+                // Taken: the PC is not the next instruction's (a branch to
+                // it leads nowhere else either way).
+                if OPCODES[opcode as usize].flow == Flow::Branch
+                    && self.cpu.pc != pc.wrapping_add(2)
+                {
+                    taken.mark(next);
+                }
             }
             if let Some(before) = before {
                 self.events_after(code, next, kind, before);
@@ -421,12 +432,14 @@ impl Nes {
         }
         let no_idle_skip = self.no_idle_skip;
         let events = &self.probes.events;
+        let taken = &self.probes.taken;
         let translator = self.translator.get_or_insert_with(|| {
             let mut t = Box::new(Translator::new(&self.bus));
             t.no_idle_skip = no_idle_skip;
             if let Some(log) = events.as_deref() {
                 t.watched = log.watched().map(|e| (e, ())).collect();
             }
+            t.taken = taken.clone();
             t
         });
         let Some(id) = translator.block_at(&mut self.bus, self.cpu.pc) else {
@@ -670,6 +683,19 @@ impl Nes {
     /// Attaches a sampler: from now on it sees every retired instruction.
     pub fn attach_sampler(&mut self, sampler: SampleCapture) {
         self.probes.sampler = Some(sampler);
+    }
+
+    /// Starts noting every address a branch is taken to (`taken_targets`),
+    /// from now on; returns the set, which fills as the machine runs.
+    pub fn record_taken_targets(&mut self) -> std::sync::Arc<TakenTargets> {
+        let set = std::sync::Arc::new(TakenTargets::new(self.bus.cart.prg_rom.len()));
+        self.probes.taken = Some(set.clone());
+        if let Some(t) = self.translator.as_mut() {
+            // Links made before now were marked by no one: start over.
+            t.taken = Some(set.clone());
+            t.forget_links();
+        }
+        set
     }
 
     pub fn sampler(&self) -> Option<&SampleCapture> {

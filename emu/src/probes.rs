@@ -17,6 +17,9 @@ pub struct Probes {
     /// The frame-time profile's log of routine-level control transfers
     /// and wait-loop cycles (`frame_events`).
     pub events: Option<Box<EventLog>>,
+    /// Every address a branch was taken to (`taken_targets`), shared with
+    /// the hot-CFG builder's thread.
+    pub taken: Option<std::sync::Arc<crate::taken_targets::TakenTargets>>,
     /// How both name the code they see (`code_addr`): refreshed when the
     /// PRG banks change, read only while a probe records.
     pub code_map: CodeMap,

@@ -95,6 +95,10 @@ pub trait HotCfgBuilder: Send {
         None
     }
 
+    /// The engines' record of where branches were taken, for a builder
+    /// that can use it (the trace builder); ignored by others.
+    fn set_taken_targets(&mut self, _taken: Option<crate::trace::TakenTargets>) {}
+
     /// Its bins as (centroid, count), for the overlay's address strip; empty
     /// for a builder that keeps none.
     fn bins(&self) -> Vec<(f64, u64)> {
@@ -151,5 +155,9 @@ impl HotCfgBuilder for TraceBuilder {
 
     fn confidence(&self) -> Option<&HashMap<(Addr, Addr), f64>> {
         Some(TraceBuilder::confidence(self))
+    }
+
+    fn set_taken_targets(&mut self, taken: Option<crate::trace::TakenTargets>) {
+        TraceBuilder::set_taken_targets(self, taken)
     }
 }

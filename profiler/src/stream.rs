@@ -70,6 +70,12 @@ pub struct StreamTrailer {
     /// line (0 in streams written before it was kept).
     #[serde(default)]
     pub frame_hash: u64,
+    /// Where branches were taken in the run (`emu::taken_targets`' bits:
+    /// CPU addresses, then PRG-ROM offsets past 0x10000), so that a replay
+    /// cuts blocks where the live builder did (empty in streams written
+    /// before they were kept, or by an engine that did not keep them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taken_targets: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -195,8 +201,10 @@ fn write_ron<W: Write, T: Serialize>(out: &mut W, value: &T) -> std::io::Result<
 /// and the trigger's settings; 16 KiB is room for all of them, escaped.
 pub const MAX_HEADER_BYTES: u32 = 16 << 10;
 
-/// Longest trailer read, in bytes: six numbers in RON, some 150 bytes.
-pub const MAX_TRAILER_BYTES: u32 = 4 << 10;
+/// Longest trailer read, in bytes: six numbers in RON, some 150 bytes,
+/// and the taken branch targets, at most one per two bytes of code: 16 MiB
+/// holds those of a 2 MiB PRG ROM written out in full.
+pub const MAX_TRAILER_BYTES: u32 = 16 << 20;
 
 /// Most instructions a frame can hold (see there): a trailer claiming
 /// more executed instructions than its frames can run is wrong.
@@ -650,6 +658,18 @@ fn check_trailer(t: &StreamTrailer, batches: u64, instructions: u64) -> Result<(
             t.executed_instructions, t.frames
         ));
     }
+    // Bits of `emu::taken_targets`: ascending, inside the CPU space and
+    // the largest PRG ROM a code address can name.
+    const MOST_BITS: u64 = 0x10000 + 0xFFF * 16 * 1024;
+    if let Some(w) = t.taken_targets.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "taken branch targets out of order ({} then {})",
+            w[0], w[1]
+        ));
+    }
+    if let Some(&b) = t.taken_targets.last().filter(|&&b| b as u64 >= MOST_BITS) {
+        return Err(format!("taken branch target {b} beyond any PRG ROM"));
+    }
     Ok(())
 }
 
@@ -698,6 +718,7 @@ mod tests {
             dropped_batches: 1,
             frames: 1,
             frame_hash: 7,
+            taken_targets: vec![0x8000, 0x10000 + 0x4010],
         };
         (vec![vec![a, b, c, d], vec![e, f, g]], trailer)
     }

@@ -290,7 +290,7 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let symbols = record_symbols(&args.symbols, args.rom.as_deref(), &truth)?;
-    let builder = profiler::session::replay_each(stream.by_ref(), args.builder, args.config)
+    let mut builder = profiler::session::replay_each(stream.by_ref(), args.builder, args.config)
         .map_err(bad_stream)?;
     let trailer = match stream.trailer() {
         Some(t) => {
@@ -313,6 +313,11 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             StreamTrailer::default()
         }
     };
+    if !trailer.taken_targets.is_empty() {
+        // Where the run's branches were taken, as the live builder had it.
+        let taken = emu::taken_targets::TakenTargets::from_bits(&trailer.taken_targets);
+        builder.set_taken_targets(Some(std::sync::Arc::new(move |a| taken.contains(a))));
+    }
     let hot = builder.graph();
     let profile = builder.edge_profile();
     let hot_truth = HotTruth::new(&truth.cfg);

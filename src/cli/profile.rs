@@ -285,6 +285,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let io = |e: std::io::Error| atomic::say(&samples_path, e);
     let writer = StreamWriter::new(outputs.stage("samples.bin")?, &header).map_err(io)?;
     let tee = recorder.tee(Some(Box::new(writer)));
+    // Where branches are taken in the window: the leaders the samples
+    // cannot prove (`emu::taken_targets`), for the builder's blocks.
+    let taken = nes.record_taken_targets();
     let mut result = session::run_streaming(
         &mut nes,
         replay.as_ref(),
@@ -304,6 +307,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     )
     .map_err(|e| BadInput(format!("{}: {e}", args.rom.display())))?;
     bar.finish_and_clear();
+    {
+        let taken = taken.clone();
+        result
+            .builder
+            .set_taken_targets(Some(std::sync::Arc::new(move |a| taken.contains(a))));
+    }
     // Like `perf record`: the first Ctrl-C ends the run and the outputs
     // cover the frames run (a second one abandons them).
     let interrupted = result.stopped || crate::signals::stop_requested();
@@ -336,6 +345,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             dropped_batches: result.dropped_batches,
             frames: result.frames,
             frame_hash: result.frame_hash,
+            taken_targets: taken.bits(),
         })
         .map_err(io)?;
     outputs.add("samples.bin", samples)?;

@@ -62,7 +62,12 @@ impl Translator {
             // next (see `flow`).
             let mut uncounted = false;
             match self.run_block(id, cpu, bus, probes, stop_at_cycle, &mut look_at) {
-                Exit::After(n) => return retired + n as u64,
+                Exit::After(n) => {
+                    if n == self.blocks[id as usize].ops.len() {
+                        self.note_exit(id, cpu.pc, bus);
+                    }
+                    return retired + n as u64;
+                }
                 Exit::Completed => retired += self.blocks[id as usize].ops.len() as u64,
                 Exit::CompletedUncounted => {
                     retired += self.blocks[id as usize].ops.len() as u64;
@@ -73,6 +78,7 @@ impl Translator {
                 if uncounted {
                     self.count_exit(id, cpu, bus, probes);
                 }
+                self.note_exit(id, cpu.pc, bus);
                 return retired;
             }
             // An idle loop that just ran its second (or later) iteration in a
@@ -119,6 +125,7 @@ impl Translator {
                     if uncounted {
                         self.count_exit(id, cpu, bus, probes);
                     }
+                    self.note_exit(id, cpu.pc, bus);
                     return retired;
                 }
             }
@@ -162,6 +169,10 @@ impl Translator {
             // `run_ops_repeating`, except an idle loop about to be skipped
             // (that wants one run at a time).
             let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
+            // Whether the block ran again straight after itself: its
+            // branch back to its entry was taken with no link followed
+            // (`taken_targets`).
+            let mut repeated = false;
             let start = loop {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
@@ -194,6 +205,7 @@ impl Translator {
                 }
                 owed = run.owed;
                 retired += run.retired;
+                repeated |= run.retired > block.ops.len() as u64;
                 // Owing cycles, the window is still open: the run completed,
                 // no code was written, no interrupt can be pending and the
                 // frame cannot have ended.
@@ -207,13 +219,23 @@ impl Translator {
                 };
                 if leave {
                     settle(cpu, bus, owed);
+                    if run.completed {
+                        self.note_exit(id, cpu.pc, bus);
+                    }
+                    if repeated {
+                        self.note_repeat(id);
+                    }
                     return (retired, None);
                 }
                 if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
                     break start;
                 }
                 previous = id;
+                repeated = true;
             };
+            if repeated {
+                self.note_repeat(id);
+            }
             if previous == id && block.idle_loop && cpu.pc == entry && !self.no_idle_skip {
                 settle(cpu, bus, owed);
                 owed = 0;
@@ -225,6 +247,7 @@ impl Translator {
                 Some(next) => id = next,
                 None => {
                     settle(cpu, bus, owed);
+                    self.note_exit(id, cpu.pc, bus);
                     return (retired, None);
                 }
             }
@@ -278,6 +301,7 @@ impl Translator {
         }
         let id = self.block_at(bus, pc)?;
         let code = self.entry_code(id);
+        self.note_taken(from, pc, code);
         let block = &mut self.blocks[from as usize];
         let (exit, opcode) = block.exit();
         let pushed_out = &mut block.links[1];
@@ -315,6 +339,51 @@ impl Translator {
         link.count = 0;
     }
 
+    /// Marks `code` (CPU address `pc`) as a taken branch's target if
+    /// block `from` ends in a branch to `pc` (see `taken_targets`): called
+    /// where a link from `from` to the block at `pc` is made, so once per
+    /// link, not per run.
+    #[cold]
+    fn note_taken(&self, from: u32, pc: u16, code: u32) {
+        if let Some(taken) = &self.taken {
+            if self.took_branch(from, pc) {
+                taken.mark(code);
+            }
+        }
+    }
+
+    /// [`Translator::note_taken`] where a chain ends after block `from`
+    /// ran to its end with the CPU at `pc` (no link is made there).
+    #[cold]
+    #[inline(never)]
+    fn note_exit(&self, from: u32, pc: u16, bus: &Bus) {
+        if let Some(taken) = &self.taken {
+            if self.took_branch(from, pc) {
+                let prg_len = bus.cart.prg_rom.len();
+                taken.mark(crate::code_addr::code_address(prg_len, &bus.cart.banks, pc));
+            }
+        }
+    }
+
+    /// [`Translator::note_taken`] for block `id` having run again straight
+    /// after itself (the plain loop repeats such a block with no link).
+    #[inline]
+    fn note_repeat(&self, id: u32) {
+        if self.taken.is_some() {
+            let entry = self.blocks[id as usize].ops[0].pc;
+            self.note_taken(id, entry, self.entry_code(id));
+        }
+    }
+
+    /// Whether block `from`, run to its end, left through its branch taken
+    /// to `pc` (a branch to the next instruction goes there either way,
+    /// and is not taken as the interpreter sees it).
+    fn took_branch(&self, from: u32, pc: u16) -> bool {
+        let block = &self.blocks[from as usize];
+        let last = &block.ops[block.ops.len() - 1];
+        last.branch_target() == Some(pc) && pc != last.pc.wrapping_add(2)
+    }
+
     /// The code address of block `id`'s entry.
     fn entry_code(&self, id: u32) -> u32 {
         let block = &self.blocks[id as usize];
@@ -340,6 +409,10 @@ impl Translator {
             return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
+        if self.taken.is_some() {
+            let code = self.entry_code(id);
+            self.note_taken(from, pc, code);
+        }
         let block = &mut self.blocks[from as usize];
         if block.links[1].count > 0 {
             // Counted in a truth burst, pushed out after it.

@@ -78,6 +78,12 @@ impl Translator {
         self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
     }
 
+    /// Makes every successor link stale, so that each is made again (and
+    /// noticed: `taken_targets`) the next time it is taken.
+    pub fn forget_links(&mut self) {
+        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+    }
+
     /// Drops block `id` (its code was overwritten): its pending counts go
     /// to `counts`, its bytes stop being watched if no other block covers
     /// them, and its id is free for reuse.

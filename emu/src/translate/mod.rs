@@ -136,6 +136,9 @@ pub struct Translator {
     /// (`frame_events::EventLog::watch`): each starts a block, and a block
     /// that can fall or branch forward into one logs it.
     pub watched: IntMap<u32, ()>,
+    /// Where taken branches went (`taken_targets`): marked when a link to
+    /// a branch's target is made.
+    pub taken: Option<std::sync::Arc<crate::taken_targets::TakenTargets>>,
     pub stats: TranslatorStats,
 }
 

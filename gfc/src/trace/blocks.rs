@@ -8,9 +8,11 @@
 //!
 //! Limits: an instruction never sampled is a gap; the block before it ends
 //! there with no known exit and the code after it starts a block of its
-//! own, which the truth may not have. A leader proved only by a transfer
-//! never sampled (a rare jump into the middle of hot code) is not known,
-//! and the block around it stays whole. Both happen in cold code: every
+//! own, which the truth may not have. A sampled branch's target is a
+//! leader if the engines saw a branch taken there (their record, when the
+//! builder has it: `TraceBuilder::set_taken_targets`), else always. A
+//! leader proved only by a jump never sampled (a rare jump into the middle
+//! of hot code) is not known, and the block around it stays whole. Both happen in cold code: every
 //! instruction of a block is executed as often as the block, so a block
 //! sampled at all is sampled throughout.
 
@@ -47,7 +49,10 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    pub fn find(seen: &Observations) -> Blocks {
+    /// The blocks of `seen`; `taken` says whether a branch was ever taken
+    /// to an address, where the engines kept that (`None`: every sampled
+    /// branch's target is taken to be a leader).
+    pub fn find(seen: &Observations, taken: Option<&dyn Fn(Addr) -> bool>) -> Blocks {
         let mut pcs: Vec<Addr> = seen.instrs.keys().copied().collect();
         pcs.sort_unstable();
         // Observed straight-line instructions leading into each address;
@@ -59,7 +64,11 @@ impl Blocks {
                 *n = n.saturating_add(1);
             }
         }
-        let is_leader = |pc: Addr| seen.leaders.contains(&pc) || into.get(&pc) != Some(&1);
+        let is_leader = |pc: Addr| {
+            seen.leaders.contains(&pc)
+                || into.get(&pc) != Some(&1)
+                || (seen.branch_targets.contains(&pc) && taken.is_none_or(|t| t(pc)))
+        };
         let mut list = Vec::new();
         for &entry in pcs.iter().filter(|&&pc| is_leader(pc)) {
             let mut instrs = vec![entry];

@@ -59,12 +59,27 @@ pub struct Derived {
     pub confidence: HashMap<(Addr, Addr), f64>,
 }
 
+/// Whether a branch was ever taken to a code address: the engines' record
+/// (`emu::taken_targets`), shared with the emulation thread.
+pub type TakenTargets = std::sync::Arc<dyn Fn(Addr) -> bool + Send + Sync>;
+
 /// The trace builder (`--builder trace`).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct TraceBuilder {
     seen: Observations,
+    /// Where branches were taken, if the engines kept it.
+    taken: Option<TakenTargets>,
     /// The derivation from `seen`, made on the first read after a batch.
     derived: OnceCell<Derived>,
+}
+
+impl std::fmt::Debug for TraceBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceBuilder")
+            .field("seen", &self.seen)
+            .field("taken", &self.taken.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl TraceBuilder {
@@ -75,6 +90,17 @@ impl TraceBuilder {
     /// Counts one batch.
     pub fn process_batch(&mut self, batch: &[Sample]) {
         self.seen.batch(batch);
+        self.derived = OnceCell::new();
+    }
+
+    /// Gives the builder the engines' record of where branches were taken
+    /// (`None`: it has none): a sampled branch's target then starts a block
+    /// only where a branch really went, as in the truth, instead of
+    /// wherever a sampled branch could go. Read at every derivation, so
+    /// set it again (or read after the run) for a graph from the whole
+    /// record.
+    pub fn set_taken_targets(&mut self, taken: Option<TakenTargets>) {
+        self.taken = taken;
         self.derived = OnceCell::new();
     }
 
@@ -111,7 +137,8 @@ impl TraceBuilder {
 
     fn derived(&self) -> &Derived {
         self.derived.get_or_init(|| {
-            let blocks = blocks::Blocks::find(&self.seen);
+            let taken = self.taken.as_deref().map(|t| t as &dyn Fn(Addr) -> bool);
+            let blocks = blocks::Blocks::find(&self.seen, taken);
             let profile = estimate::edge_profile(&self.seen, &blocks);
             let hot = hot::hot_set(&profile.cfg, &profile.sigma, profile.total);
             Derived {

@@ -52,7 +52,8 @@ pub struct Observations {
     /// handler entries.
     ///
     /// A sampled branch's target is a leader even when no sample saw it
-    /// taken. The truth's rule is "targets of taken branches", and a branch
+    /// taken (`branch_targets`), when nothing better is known. The truth's
+    /// rule is "targets of taken branches", and a branch
     /// taken 15 times in 77 000 (yun) is almost never seen taken at a 1 %
     /// sampling rate, yet its target splits a hot block in the truth: left
     /// whole, that block's edges all miss (yun: similarity 0.89 → 1.00 at
@@ -61,6 +62,10 @@ pub struct Observations {
     /// branches guard rare cases and are fewer (measured over every
     /// workload in EXPERIMENTS.md, no workload lost similarity).
     pub leaders: HashSet<Addr, AddrHashBuilder>,
+    /// Targets of sampled branches, taken or not: leaders too (see
+    /// `leaders`), unless the engines' set of taken targets is at hand
+    /// and does not hold them (`TraceBuilder::set_taken_targets`).
+    pub branch_targets: HashSet<Addr, AddrHashBuilder>,
     /// Hardware interrupt events per handler entry.
     pub interrupts: AddrMap<Addr, u64>,
     pub batches: u64,
@@ -137,7 +142,7 @@ impl Observations {
                 // A branch's target is a leader whether or not this
                 // execution took it (see `leaders`).
                 Flow::Branch => {
-                    self.leaders.insert(s.target);
+                    self.branch_targets.insert(s.target);
                     self.leaders.insert(s.end());
                     self.transfer(s.pc, s.next_pc, w);
                 }
