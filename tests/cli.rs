@@ -704,3 +704,63 @@ fn test_judges_accuracy_coin_with_its_table() {
     let code = if verdict.starts_with("PASS") { 0 } else { 1 };
     assert_eq!(out.status.code(), Some(code));
 }
+
+/// `cfg build` on a profile's samples.bin rebuilds the profile's hot CFG
+/// and prints its metric line: the stream keeps what the live builder had,
+/// the taken branch targets too (issue 44), which decide its blocks.
+#[test]
+fn cfg_build_rebuilds_the_profiles_hot_cfg() {
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let dir = std::env::temp_dir().join(format!("nesprof-cli-{}-rebuild", std::process::id()));
+    let (live, again) = (dir.join("live"), dir.join("again"));
+    // yun: a sampled branch there was never taken, so the blocks differ
+    // without the stream's taken targets (as on fff).
+    let rom = common::roms_root()
+        .join("games/yun.nes")
+        .display()
+        .to_string();
+    let movie = format!("{repo}/movies/yun.fm2");
+    let out = nesprof(&[
+        "profile",
+        &rom,
+        "--movie",
+        &movie,
+        "--frames",
+        "1800",
+        "--out",
+        live.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = live.join("samples.bin");
+    let truth = live.join("truth.ron");
+    let rebuilt = nesprof(&[
+        "cfg",
+        "build",
+        samples.to_str().unwrap(),
+        "--truth",
+        truth.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(rebuilt.status.success(), "{}", stderr(&rebuilt));
+    let read = |d: &PathBuf| {
+        profiler::cfg_file::CfgFile::read(&d.join("hot_cfg.ron")).expect("a hot CFG record")
+    };
+    let (a, b) = (read(&live), read(&again));
+    assert!(a.cfg.num_edges() > 20);
+    assert_eq!(
+        ron::to_string(&a.cfg).unwrap(),
+        ron::to_string(&b.cfg).unwrap(),
+        "the rebuilt hot CFG differs"
+    );
+    assert_eq!(a.confidence, b.confidence);
+    let last = |o: &Output| stdout(o).lines().last().unwrap_or_default().to_string();
+    let metrics = |l: String| {
+        l.split(" frame_hash")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(metrics(last(&out)), metrics(last(&rebuilt)));
+    std::fs::remove_dir_all(&dir).ok();
+}
