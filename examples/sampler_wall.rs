@@ -1,6 +1,7 @@
 //! Wall-clock cost of the sampler on the emulation thread, measured A/B:
 //! two machines replay the same movie, one bare and one with the sampler
-//! (X = 3 ms of emulated time, N = 25) and its live feeder thread, advanced
+//! (X = 3 ms of emulated time, N = 25), the taken branch targets noted as
+//! `profile` notes them, and its live feeder thread, advanced
 //! in alternating slices of frames (the order flipping every slice) and
 //! timed slice by slice. Interleaving finely cancels the drift of a shared
 //! machine, which made separate runs differ by more than the cost measured.
@@ -85,6 +86,9 @@ fn main() {
                 settings.batch_len = n.parse().expect("SAMPLER_WALL_N is a number");
             }
             on.attach_sampler(session::sampler(&settings, on.cycles()).0);
+            // As `profile` runs it: with the taken branch targets noted
+            // (issue 44's leaders), whose cost is the sampler's too.
+            on.record_taken_targets();
         }
         // The default builder (the trace builder), fed as `profile` feeds
         // it: no snapshot before the end.

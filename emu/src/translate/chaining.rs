@@ -37,12 +37,15 @@ impl Translator {
         let mut id = first;
         let mut retired = 0;
         if light {
-            let (run, next) = match &probes.sampler {
-                None => {
+            // (`LIGHT` also notes the repeats of self-looping blocks for the
+            // taken branch targets, attached only with the sampler in
+            // `profile`; a plain run pays for neither.)
+            let (run, next) = match (&probes.sampler, probes.taken.is_some()) {
+                (None, false) => {
                     self.run_chain_unobserved::<false>(first, cpu, bus, probes, stop_at_cycle, 0)
                 }
-                Some(s) => {
-                    let due = s.due_cycle();
+                (sampler, _) => {
+                    let due = sampler.as_ref().map_or(u64::MAX, |s| s.due_cycle());
                     self.run_chain_unobserved::<true>(first, cpu, bus, probes, stop_at_cycle, due)
                 }
             };
@@ -205,7 +208,9 @@ impl Translator {
                 }
                 owed = run.owed;
                 retired += run.retired;
-                repeated |= run.retired > block.ops.len() as u64;
+                if LIGHT {
+                    repeated |= run.retired > block.ops.len() as u64;
+                }
                 // Owing cycles, the window is still open: the run completed,
                 // no code was written, no interrupt can be pending and the
                 // frame cannot have ended.
@@ -231,7 +236,7 @@ impl Translator {
                     break start;
                 }
                 previous = id;
-                repeated = true;
+                repeated = LIGHT;
             };
             if repeated {
                 self.note_repeat(id);
@@ -352,6 +357,14 @@ impl Translator {
         }
     }
 
+    /// [`Translator::note_taken`] for a new link from `from` to block `id`
+    /// at `pc` (out of line: the loops inline the link lookup).
+    #[cold]
+    #[inline(never)]
+    fn note_link(&self, from: u32, pc: u16, id: u32) {
+        self.note_taken(from, pc, self.entry_code(id));
+    }
+
     /// [`Translator::note_taken`] where a chain ends after block `from`
     /// ran to its end with the CPU at `pc` (no link is made there).
     #[cold]
@@ -410,8 +423,7 @@ impl Translator {
         }
         let id = self.block_at(bus, pc)?;
         if self.taken.is_some() {
-            let code = self.entry_code(id);
-            self.note_taken(from, pc, code);
+            self.note_link(from, pc, id);
         }
         let block = &mut self.blocks[from as usize];
         if block.links[1].count > 0 {
