@@ -54,6 +54,10 @@ pub struct Block {
     /// Whether the block is a side-effect-free polling loop (see
     /// [`Block::is_idle_loop`]).
     pub idle_loop: bool,
+    /// Whether the block's branch was seen taken since the taken-target
+    /// set was attached (`taken_targets`): it has one target, so noting it
+    /// once is enough.
+    pub branch_noted: bool,
     /// Whether the block is a wait loop (`crate::wait_loop`): its entry is
     /// a wait loop's head and its ops are that loop. Every wait loop's head
     /// starts a block (a block ends before one), so each iteration of a

@@ -5,6 +5,7 @@ use super::block::{Block, Link, NO_CODE};
 use super::op::{settle, LONGEST_INSTRUCTION};
 use super::{Exit, Translator};
 use crate::bus::Bus;
+use crate::cpu::opcodes::Flow;
 use crate::cpu::Cpu;
 use crate::flow_counts::FlowCounts;
 use crate::probes::Probes;
@@ -238,10 +239,11 @@ impl Translator {
                 previous = id;
                 repeated = LIGHT;
             };
+            let idle_loop = block.idle_loop;
             if repeated {
                 self.note_repeat(id);
             }
-            if previous == id && block.idle_loop && cpu.pc == entry && !self.no_idle_skip {
+            if previous == id && idle_loop && cpu.pc == entry && !self.no_idle_skip {
                 settle(cpu, bus, owed);
                 owed = 0;
                 retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
@@ -306,7 +308,9 @@ impl Translator {
         }
         let id = self.block_at(bus, pc)?;
         let code = self.entry_code(id);
-        self.note_taken(from, pc, code);
+        if self.taken.is_some() {
+            self.note_link(from, pc, id);
+        }
         let block = &mut self.blocks[from as usize];
         let (exit, opcode) = block.exit();
         let pushed_out = &mut block.links[1];
@@ -345,15 +349,24 @@ impl Translator {
     }
 
     /// Marks `code` (CPU address `pc`) as a taken branch's target if
-    /// block `from` ends in a branch to `pc` (see `taken_targets`): called
-    /// where a link from `from` to the block at `pc` is made, so once per
-    /// link, not per run.
-    #[cold]
-    fn note_taken(&self, from: u32, pc: u16, code: u32) {
-        if let Some(taken) = &self.taken {
-            if self.took_branch(from, pc) {
+    /// block `from` ends in a branch to `pc` (see `taken_targets`), the
+    /// first time only: called where a link from `from` to the block at
+    /// `pc` is made (once per link, not per run), where the plain loop ran
+    /// a block again straight after itself, and where a chain ends.
+    fn note_taken(&mut self, from: u32, pc: u16, code: impl FnOnce(&Self) -> u32) {
+        let block = &self.blocks[from as usize];
+        if self.taken.is_none() || block.exit_flow != Flow::Branch || block.branch_noted {
+            return;
+        }
+        let last = &block.ops[block.ops.len() - 1];
+        // A branch to the next instruction goes there either way, and is
+        // not taken as the interpreter sees it.
+        if last.branch_target() == Some(pc) && pc != last.pc.wrapping_add(2) {
+            let code = code(self);
+            if let Some(taken) = &self.taken {
                 taken.mark(code);
             }
+            self.blocks[from as usize].branch_noted = true;
         }
     }
 
@@ -361,40 +374,30 @@ impl Translator {
     /// at `pc` (out of line: the loops inline the link lookup).
     #[cold]
     #[inline(never)]
-    fn note_link(&self, from: u32, pc: u16, id: u32) {
-        self.note_taken(from, pc, self.entry_code(id));
+    fn note_link(&mut self, from: u32, pc: u16, id: u32) {
+        self.note_taken(from, pc, |t| t.entry_code(id));
     }
 
     /// [`Translator::note_taken`] where a chain ends after block `from`
     /// ran to its end with the CPU at `pc` (no link is made there).
     #[cold]
     #[inline(never)]
-    fn note_exit(&self, from: u32, pc: u16, bus: &Bus) {
-        if let Some(taken) = &self.taken {
-            if self.took_branch(from, pc) {
-                let prg_len = bus.cart.prg_rom.len();
-                taken.mark(crate::code_addr::code_address(prg_len, &bus.cart.banks, pc));
-            }
-        }
+    fn note_exit(&mut self, from: u32, pc: u16, bus: &Bus) {
+        let prg_len = bus.cart.prg_rom.len();
+        let banks = &bus.cart.banks;
+        self.note_taken(from, pc, |_| {
+            crate::code_addr::code_address(prg_len, banks, pc)
+        });
     }
 
     /// [`Translator::note_taken`] for block `id` having run again straight
     /// after itself (the plain loop repeats such a block with no link).
     #[inline]
-    fn note_repeat(&self, id: u32) {
-        if self.taken.is_some() {
+    fn note_repeat(&mut self, id: u32) {
+        if self.taken.is_some() && !self.blocks[id as usize].branch_noted {
             let entry = self.blocks[id as usize].ops[0].pc;
-            self.note_taken(id, entry, self.entry_code(id));
+            self.note_taken(id, entry, |t| t.entry_code(id));
         }
-    }
-
-    /// Whether block `from`, run to its end, left through its branch taken
-    /// to `pc` (a branch to the next instruction goes there either way,
-    /// and is not taken as the interpreter sees it).
-    fn took_branch(&self, from: u32, pc: u16) -> bool {
-        let block = &self.blocks[from as usize];
-        let last = &block.ops[block.ops.len() - 1];
-        last.branch_target() == Some(pc) && pc != last.pc.wrapping_add(2)
     }
 
     /// The code address of block `id`'s entry.

@@ -82,6 +82,9 @@ impl Translator {
     /// noticed: `taken_targets`) the next time it is taken.
     pub fn forget_links(&mut self) {
         self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+        for block in &mut self.blocks {
+            block.branch_noted = false;
+        }
     }
 
     /// Drops block `id` (its code was overwritten): its pending counts go

@@ -218,6 +218,7 @@ impl Translator {
             key,
             code_high,
             idle_loop: !live && Block::is_idle_loop(&ops),
+            branch_noted: false,
             wait_loop,
             logs: wait_loop || wait_loop_dynamic || exit_event.is_some(),
             wait_loop_dynamic,
