@@ -43,19 +43,26 @@ FIELDS="similarity precision hot_precision overlap edges_h90"
 
 die() { echo "corpus-frontier: $*" >&2; exit 2; }
 
-# ${CORPUS}, as src/sweep/workloads.rs (corpus_dir) finds it.
-corpus_dir() {
-    if [ -n "${NESPROF_CORPUS:-}" ]; then echo "$NESPROF_CORPUS"; return; fi
+# The nearest DIR above the current or the repository's directory for
+# which `test -$1 DIR/$2` holds (DIR printed; nothing if none).
+find_up() {
     local start d
     for start in "$PWD" "$REPO"; do
         d=$start
         while :; do
-            if [ -d "$d/corpus/roms" ]; then echo "$d/corpus"; return; fi
+            if test "-$1" "$d/$2"; then echo "$d"; return; fi
             [ "$d" = / ] && break
             d=$(dirname "$d")
         done
     done
-    echo "$REPO/../corpus"
+}
+
+# ${CORPUS}, as src/sweep/workloads.rs (corpus_dir) finds it.
+corpus_dir() {
+    if [ -n "${NESPROF_CORPUS:-}" ]; then echo "$NESPROF_CORPUS"; return; fi
+    local d
+    d=$(find_up d corpus/roms)
+    echo "${d:-$REPO/..}/corpus"
 }
 CORPUS=$(corpus_dir)
 
@@ -63,16 +70,9 @@ CORPUS=$(corpus_dir)
 # (the bundled games of workloads-games.ron).
 roms_dir() {
     if [ -n "${NESPROF_ROMS:-}" ]; then echo "$NESPROF_ROMS"; return; fi
-    local start d
-    for start in "$PWD" "$REPO"; do
-        d=$start
-        while :; do
-            if [ -f "$d/shared/roms/MANIFEST.tsv" ]; then echo "$d/shared/roms"; return; fi
-            [ "$d" = / ] && break
-            d=$(dirname "$d")
-        done
-    done
-    echo "$REPO/../shared/roms"
+    local d
+    d=$(find_up f shared/roms/MANIFEST.tsv)
+    echo "${d:-$REPO/..}/shared/roms"
 }
 ROMS=$(roms_dir)
 
