@@ -327,6 +327,13 @@ struct Keeper {
 }
 
 impl Keeper {
+    /// After the batches of one message.
+    fn end_of_group(&mut self) {
+        if let Stream::Sink(sink) = &mut self.stream {
+            sink.end_of_group();
+        }
+    }
+
     fn keep(&mut self, samples: Vec<Sample>) {
         self.tally.add(&samples);
         match &mut self.stream {
@@ -374,6 +381,7 @@ fn run(
                     builder.process_batch(&samples);
                     keeper.keep(samples);
                 }
+                keeper.end_of_group();
                 since_publish += batches.len() as u64;
                 if since_publish >= every && rx.is_empty() {
                     publish(builder.as_ref(), &published);
@@ -386,6 +394,7 @@ fn run(
                 for batch in batches.iter() {
                     keeper.keep(convert::batch(batch));
                 }
+                keeper.end_of_group();
             }
             Message::Reset(fresh) => {
                 builder = fresh;

@@ -17,6 +17,11 @@ use crate::stream::StreamWriter;
 /// the caller can take its own sink back at the end (`Box<dyn Any>::downcast`).
 pub trait BatchSink: Any + Send {
     fn batch(&mut self, samples: &[Sample]) -> std::io::Result<()>;
+
+    /// After each group of batches the feeder received at once (a sink
+    /// that passes batches on to another thread sends them then, not one
+    /// by one).
+    fn end_of_group(&mut self) {}
 }
 
 impl<W: Write + Send + 'static> BatchSink for StreamWriter<W> {
