@@ -15,7 +15,8 @@
 //! `PROBE_COST_X_MS` its interval (X = 3 ms), to magnify the batches' share.
 //! `PROBE_COST_EVENTS=1` attaches the frame-event log too (issue 43;
 //! `PROBE_COST_WATCH=1` with it watches the entries `profile` watches),
-//! drained after every frame as the profiler does.
+//! drained after every frame as the profiler does. `PROBE_COST_TAKEN=1`
+//! notes the taken branch targets, as `profile` does (issue 44).
 
 use emu::nes::Engine;
 use nesprof::open::load_replay;
@@ -63,6 +64,9 @@ fn main() {
             let gfc = Box::new(gfc::GfcGaussiano::new(gfc::THESIS_BEST));
             builder = Some(Feeder::spawn(gfc, 4096, 64, false));
         }
+    }
+    if std::env::var("PROBE_COST_TAKEN").is_ok_and(|v| v == "1") {
+        nes.record_taken_targets();
     }
     let events = std::env::var("PROBE_COST_EVENTS").is_ok_and(|v| v == "1");
     if events {

@@ -388,7 +388,7 @@ impl Nes {
     pub fn set_idle_skip(&mut self, on: bool) {
         self.no_idle_skip = !on;
         if let Some(t) = self.translator.as_mut() {
-            t.no_idle_skip = !on;
+            t.set_no_idle_skip(!on);
         }
     }
 
@@ -435,6 +435,7 @@ impl Nes {
         let taken = &self.probes.taken;
         let translator = self.translator.get_or_insert_with(|| {
             let mut t = Box::new(Translator::new(&self.bus));
+            // (No block yet: no repeat to set again.)
             t.no_idle_skip = no_idle_skip;
             if let Some(log) = events.as_deref() {
                 t.watched = log.watched().map(|e| (e, ())).collect();

@@ -58,6 +58,14 @@ pub struct Block {
     /// set was attached (`taken_targets`): it has one target, so noting it
     /// once is enough.
     pub branch_noted: bool,
+    /// Whether its last op is a branch that may go back to its entry (a
+    /// loop of one block): one whose target is the entry, or any branch of
+    /// a block with [`Block::live`] operands.
+    pub self_loop: bool,
+    /// Where a complete run must end for the plain loop to run the block
+    /// again straight away, with no link followed (see
+    /// [`Block::repeat_at_for`]).
+    pub repeat_at: Option<u16>,
     /// Whether the block is a wait loop (`crate::wait_loop`): its entry is
     /// a wait loop's head and its ops are that loop. Every wait loop's head
     /// starts a block (a block ends before one), so each iteration of a
@@ -101,6 +109,24 @@ pub struct Block {
     /// The memory level its ops' handlers are for (`op::PLAIN` when
     /// translated; see [`Block::set_handlers`]).
     pub handlers: u8,
+}
+
+impl Block {
+    /// [`Block::repeat_at`] under the translator's settings: the block's
+    /// entry, except for an idle loop about to be skipped (that wants one
+    /// run at a time: `no_idle_skip` off) and for a loop of one block whose
+    /// branch back has not been noted while a taken-target set is attached
+    /// (`taken_attached`). A repeat with no link goes unnoticed, so such a
+    /// block goes through its link until the link's making notes the
+    /// branch (`Translator::note_link`); the plain loop then pays nothing
+    /// per run for noting taken branches, where a check of every run for
+    /// a repeat cost the sampler's loop about 1 % of a run's host
+    /// instructions (tracker).
+    pub fn repeat_at_for(&self, no_idle_skip: bool, taken_attached: bool) -> Option<u16> {
+        let skipped_idle_loop = self.idle_loop && !no_idle_skip;
+        let unnoted = taken_attached && self.self_loop && !self.branch_noted;
+        (!skipped_idle_loop && !unnoted).then_some(self.ops[0].pc)
+    }
 }
 
 /// Iterations of an idle loop as a sampled batch saw one: the iterations

@@ -38,15 +38,14 @@ impl Translator {
         let mut id = first;
         let mut retired = 0;
         if light {
-            // (`LIGHT` also notes the repeats of self-looping blocks for the
-            // taken branch targets, attached only with the sampler in
-            // `profile`; a plain run pays for neither.)
-            let (run, next) = match (&probes.sampler, probes.taken.is_some()) {
-                (None, false) => {
+            // (The taken branch targets cost the loop nothing: see
+            // `Block::repeat_at_for`.)
+            let (run, next) = match &probes.sampler {
+                None => {
                     self.run_chain_unobserved::<false>(first, cpu, bus, probes, stop_at_cycle, 0)
                 }
-                (sampler, _) => {
-                    let due = sampler.as_ref().map_or(u64::MAX, |s| s.due_cycle());
+                Some(sampler) => {
+                    let due = sampler.due_cycle();
                     self.run_chain_unobserved::<true>(first, cpu, bus, probes, stop_at_cycle, due)
                 }
             };
@@ -172,11 +171,7 @@ impl Translator {
             // entry still finds it. It may also repeat inside
             // `run_ops_repeating`, except an idle loop about to be skipped
             // (that wants one run at a time).
-            let repeat = (!block.idle_loop || self.no_idle_skip).then_some(entry);
-            // Whether the block ran again straight after itself: its
-            // branch back to its entry was taken with no link followed
-            // (`taken_targets`).
-            let mut repeated = false;
+            let repeat = block.repeat_at;
             let start = loop {
                 let start = bus.cycles + owed as u64;
                 bus.attention = false;
@@ -209,9 +204,6 @@ impl Translator {
                 }
                 owed = run.owed;
                 retired += run.retired;
-                if LIGHT {
-                    repeated |= run.retired > block.ops.len() as u64;
-                }
                 // Owing cycles, the window is still open: the run completed,
                 // no code was written, no interrupt can be pending and the
                 // frame cannot have ended.
@@ -228,21 +220,18 @@ impl Translator {
                     if run.completed {
                         self.note_exit(id, cpu.pc, bus);
                     }
-                    if repeated {
-                        self.note_repeat(id);
-                    }
                     return (retired, None);
                 }
-                if cpu.pc != entry || (block.idle_loop && !self.no_idle_skip && previous == id) {
+                // Back at its entry, a block runs again here unless
+                // `repeat_at` says not to: an idle loop about to be
+                // skipped after its second run in a row, and otherwise
+                // straight away to its link.
+                if cpu.pc != entry || (repeat.is_none() && (previous == id || !block.idle_loop)) {
                     break start;
                 }
                 previous = id;
-                repeated = LIGHT;
             };
             let idle_loop = block.idle_loop;
-            if repeated {
-                self.note_repeat(id);
-            }
             if previous == id && idle_loop && cpu.pc == entry && !self.no_idle_skip {
                 settle(cpu, bus, owed);
                 owed = 0;
@@ -308,7 +297,7 @@ impl Translator {
         }
         let id = self.block_at(bus, pc)?;
         let code = self.entry_code(id);
-        if self.taken.is_some() {
+        if self.notes_link(from) {
             self.note_link(from, pc, id);
         }
         let block = &mut self.blocks[from as usize];
@@ -366,8 +355,21 @@ impl Translator {
             if let Some(taken) = &self.taken {
                 taken.mark(code);
             }
-            self.blocks[from as usize].branch_noted = true;
+            let (no_idle_skip, block) = (self.no_idle_skip, &mut self.blocks[from as usize]);
+            block.branch_noted = true;
+            block.repeat_at = block.repeat_at_for(no_idle_skip, true);
         }
+    }
+
+    /// Whether a new link from block `from` may note a taken branch:
+    /// asked inline, since most new links are made by blocks that end in
+    /// no branch (an `RTS` dispatching to many places makes one at almost
+    /// every run), and calling out for them cost 0.3 % of tracker's host
+    /// instructions.
+    #[inline(always)]
+    fn notes_link(&self, from: u32) -> bool {
+        let block = &self.blocks[from as usize];
+        self.taken.is_some() && block.exit_flow == Flow::Branch && !block.branch_noted
     }
 
     /// [`Translator::note_taken`] for a new link from `from` to block `id`
@@ -388,16 +390,6 @@ impl Translator {
         self.note_taken(from, pc, |_| {
             crate::code_addr::code_address(prg_len, banks, pc)
         });
-    }
-
-    /// [`Translator::note_taken`] for block `id` having run again straight
-    /// after itself (the plain loop repeats such a block with no link).
-    #[inline]
-    fn note_repeat(&mut self, id: u32) {
-        if self.taken.is_some() && !self.blocks[id as usize].branch_noted {
-            let entry = self.blocks[id as usize].ops[0].pc;
-            self.note_taken(id, entry, |t| t.entry_code(id));
-        }
     }
 
     /// The code address of block `id`'s entry.
@@ -425,7 +417,7 @@ impl Translator {
             return Some(b.id);
         }
         let id = self.block_at(bus, pc)?;
-        if self.taken.is_some() {
+        if self.notes_link(from) {
             self.note_link(from, pc, id);
         }
         let block = &mut self.blocks[from as usize];

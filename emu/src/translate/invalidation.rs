@@ -85,6 +85,24 @@ impl Translator {
         for block in &mut self.blocks {
             block.branch_noted = false;
         }
+        self.refresh_repeats();
+    }
+
+    /// Sets every block's [`Block::repeat_at`] again, after the settings it
+    /// depends on changed.
+    pub(super) fn refresh_repeats(&mut self) {
+        let (no_idle_skip, taken) = (self.no_idle_skip, self.taken.is_some());
+        for block in &mut self.blocks {
+            if !block.ops.is_empty() {
+                block.repeat_at = block.repeat_at_for(no_idle_skip, taken);
+            }
+        }
+    }
+
+    /// Switches idle-loop skipping (see `Nes::set_idle_skip`).
+    pub fn set_no_idle_skip(&mut self, no_idle_skip: bool) {
+        self.no_idle_skip = no_idle_skip;
+        self.refresh_repeats();
     }
 
     /// Drops block `id` (its code was overwritten): its pending counts go

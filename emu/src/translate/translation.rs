@@ -219,6 +219,9 @@ impl Translator {
             code_high,
             idle_loop: !live && Block::is_idle_loop(&ops),
             branch_noted: false,
+            self_loop: exit_flow == Flow::Branch
+                && (live || last.branch_target() == Some(ops[0].pc)),
+            repeat_at: None,
             wait_loop,
             logs: wait_loop || wait_loop_dynamic || exit_event.is_some(),
             wait_loop_dynamic,
@@ -238,6 +241,10 @@ impl Translator {
             // Stamp 0 is never current (the epoch starts at 1).
             links: [Link::default(); 2],
             handlers: PLAIN,
+        };
+        let block = Block {
+            repeat_at: block.repeat_at_for(self.no_idle_skip, self.taken.is_some()),
+            ..block
         };
         self.stats.translated += 1;
         let id = match self.free.pop() {
