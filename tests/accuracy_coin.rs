@@ -29,11 +29,6 @@ const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
         "the dot at which the sprite-0 and overflow flags are set, as a $2002 read sees it (taking them a dot later did not pass it either)",
     ),
     (
-        "OAM Corruption",
-        2,
-        "disabling rendering in the middle of a visible line does not corrupt OAM as the console does",
-    ),
-    (
         "Stale BG Shift Registers",
         3,
         "the background shifters keep clocking while rendering is off, so re-enabling it draws new data, not the old",

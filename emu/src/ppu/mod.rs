@@ -12,11 +12,13 @@
 //! it is in progress, in which case it is caught up to the current dot first.
 //!
 //! Known omissions: OAM decay, the OAMADDR corruption at the start of
-//! rendering, and the exact internal values `$2004` returns mid-evaluation.
+//! rendering, the OAMADDR increment when rendering is switched off during
+//! evaluation, and the exact internal values `$2004` returns mid-evaluation.
 
 mod a12;
 mod background;
 mod line;
+mod oam_corruption;
 mod open_bus;
 pub mod palette;
 mod registers;
@@ -105,6 +107,10 @@ pub struct Ppu {
     oam_addr: u8,
     secondary_oam: [u8; 32],
     eval: SpriteEval,
+    /// The OAM row (0-31) a pending OAM corruption will overwrite with row 0
+    /// (0: nothing to do, as copying row 0 onto itself changes nothing). See
+    /// [`Ppu::seed_oam_corruption`].
+    oam_corrupt_row: u8,
     /// Sprite pixels of the line being drawn: 0 = transparent, else
     /// bits 0-1 pixel, 2-3 palette, bit 5 behind background, bit 7 sprite 0.
     line_sprites: [u8; WIDTH],
@@ -186,6 +192,7 @@ impl Ppu {
             oam_addr: 0,
             secondary_oam: [0xFF; 32],
             eval: SpriteEval::default(),
+            oam_corrupt_row: 0,
             line_sprites: [0; WIDTH],
             next_sprite_count: 0,
             next_has_sprite0: false,
@@ -400,6 +407,14 @@ impl Ppu {
             } else if self.scanline == SCANLINES_PER_FRAME {
                 self.scanline = 0;
                 self.odd_frame = !self.odd_frame;
+            } else if self.scanline == PRE_RENDER_LINE
+                && self.oam_corrupt_row != 0
+                && self.rendering_enabled()
+            {
+                // Rendering was switched back on outside the rendering
+                // lines: the pending corruption lands on the first dot of
+                // the pre-render line.
+                self.corrupt_oam_row();
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The CPU-facing registers $2000-$2007 (NESdev wiki "PPU registers", "PPU
 //! scrolling" for v/t/x/w, "PPU frame timing" for the VBL read race).
 
-use super::{palette, Ppu, CTRL_INCREMENT_32, PRE_RENDER_LINE, VBLANK_LINE};
+use super::{palette, Ppu, CTRL_INCREMENT_32, MASK_RENDERING, PRE_RENDER_LINE, VBLANK_LINE};
 use crate::cartridge::Cartridge;
 
 /// Dots until a $2007 read's buffer refill has landed (so a read on the very
@@ -95,7 +95,15 @@ impl Ppu {
                 self.ctrl = value;
                 self.t = (self.t & !0x0C00) | ((value as u16 & 3) << 10);
             }
-            1 => self.mask = value,
+            1 => {
+                if self.rendering_active() && value & MASK_RENDERING == 0 {
+                    self.seed_oam_corruption();
+                }
+                self.mask = value;
+                if self.oam_corrupt_row != 0 && self.rendering_active() {
+                    self.corrupt_oam_row();
+                }
+            }
             3 => self.oam_addr = value,
             4 => {
                 if self.rendering_active() {
