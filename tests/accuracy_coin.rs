@@ -34,21 +34,6 @@ const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
         "disabling rendering in the middle of a visible line does not corrupt OAM as the console does",
     ),
     (
-        "Stale BG Shift Registers",
-        3,
-        "the background shifters keep clocking while rendering is off, so re-enabling it draws new data, not the old",
-    ),
-    (
-        "Stale Sprite Shift Regs",
-        3,
-        "disabling rendering does not stop the sprite shifters here",
-    ),
-    (
-        "BG Serial In",
-        2,
-        "what the background shifters shift in when their pattern loads are kept from them is not modelled",
-    ),
-    (
         "$2004 Stress Test",
         2,
         "OAMDATA reads at every dot of a rendered line do not all return the console's OAM buffer",

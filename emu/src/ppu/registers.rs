@@ -95,7 +95,13 @@ impl Ppu {
                 self.ctrl = value;
                 self.t = (self.t & !0x0C00) | ((value as u16 & 3) << 10);
             }
-            1 => self.mask = value,
+            1 => {
+                let was_on = self.rendering_enabled();
+                self.mask = value;
+                if was_on != self.rendering_enabled() {
+                    self.rendering_switched(!was_on);
+                }
+            }
             3 => self.oam_addr = value,
             4 => {
                 if self.rendering_active() {
