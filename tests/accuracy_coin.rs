@@ -29,21 +29,6 @@ const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
         "the dot at which the sprite-0 and overflow flags are set, as a $2002 read sees it (taking them a dot later did not pass it either)",
     ),
     (
-        "Stale BG Shift Registers",
-        3,
-        "the background shifters keep clocking while rendering is off, so re-enabling it draws new data, not the old",
-    ),
-    (
-        "Stale Sprite Shift Regs",
-        3,
-        "disabling rendering does not stop the sprite shifters here",
-    ),
-    (
-        "BG Serial In",
-        2,
-        "what the background shifters shift in when their pattern loads are kept from them is not modelled",
-    ),
-    (
         "$2004 Stress Test",
         2,
         "OAMDATA reads at every dot of a rendered line do not all return the console's OAM buffer",

@@ -163,6 +163,7 @@ impl Ppu {
         let dot = self.dot;
         let line = self.scanline;
         if dot & 7 != 0
+            || self.exact_ticking
             || !(dot <= 240 || dot == 320 || dot == 328)
             || !(line < 240 || line == PRE_RENDER_LINE)
             || !self.rendering_enabled()

@@ -10,6 +10,9 @@
 //! 256-entry line buffer that the pixel mux reads. Sprite evaluation is exact
 //! but lazy: it runs in one go at dot 256 unless the CPU touches the PPU while
 //! it is in progress, in which case it is caught up to the current dot first.
+//! Rendering switched off and on again mid-frame leaves the shifters and
+//! sprite counters out of step with those buffers: `stale.rs` models them
+//! dot by dot from such a switch until a clean line.
 //!
 //! Known omissions: OAM decay, the OAMADDR corruption at the start of
 //! rendering, the OAMADDR increment when rendering is switched off during
@@ -26,6 +29,7 @@ mod render;
 mod scroll;
 mod sprite_eval;
 mod sprites;
+mod stale;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;
@@ -161,6 +165,12 @@ pub struct Ppu {
     pub emphasis: [u8; HEIGHT],
     /// Set when scanline 239 completes; cleared by the frame loop.
     pub frame_complete: bool,
+    /// The exact shifter model is ticking: rendering is on (or a switch is
+    /// under way) after it was switched off earlier, so every dot of the
+    /// rendering lines runs through `stale.rs` until a clean line.
+    exact_ticking: bool,
+    /// The exact model's state (boxed: most programs never use it).
+    stale: Box<stale::Stale>,
     /// PPU A12 as last reported to a mapper watching the bus (see
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
@@ -219,6 +229,8 @@ impl Ppu {
             frame_buffer: vec![0; WIDTH * HEIGHT],
             emphasis: [0; HEIGHT],
             frame_complete: false,
+            exact_ticking: false,
+            stale: Box::default(),
             reported_a12: false,
         }
     }
@@ -272,7 +284,11 @@ impl Ppu {
             // A line at once only with no code/data log attached: the
             // whole-line paths log nothing, a logged run takes the tile
             // and dot paths, which do (`access_log.rs`).
-            if self.dot == 0 && dots >= DOTS_PER_SCANLINE as u32 && cart.access_log.is_none() {
+            if self.dot == 0
+                && dots >= DOTS_PER_SCANLINE as u32
+                && cart.access_log.is_none()
+                && !self.exact_ticking
+            {
                 // Two separate tests: `run_line` inlined under the first,
                 // where no mapper watches, is smaller and faster (its
                 // fetches' "does the mapper watch" tests fold away).
@@ -370,6 +386,9 @@ impl Ppu {
     fn compute_next_event(&self) -> u16 {
         let dot = self.dot;
         let line = self.scanline;
+        if self.exact_ticking && (line < 240 || line == PRE_RENDER_LINE) {
+            return dot + 1;
+        }
         if (line < 240 || line == PRE_RENDER_LINE) && self.rendering_enabled() {
             if line == PRE_RENDER_LINE && (279..304).contains(&dot) {
                 return dot + 1;
@@ -416,18 +435,45 @@ impl Ppu {
                 // the pre-render line.
                 self.corrupt_oam_row();
             }
+            if self.exact_ticking {
+                self.stale_line_end();
+            }
         }
     }
 
     #[inline(always)]
     fn visible_dot(&mut self, cart: &mut Cartridge) {
         let dot = self.dot;
+        if self.exact_ticking {
+            self.stale_visible_dot(cart);
+            return;
+        }
         if dot == 256 {
             self.flush_pixels();
         }
         if !self.rendering_enabled() {
             return;
         }
+        self.visible_fetch_dot(dot, cart);
+    }
+
+    /// [`Ppu::visible_dot`] with the exact model ticking (see `stale.rs`).
+    #[cold]
+    #[inline(never)]
+    fn stale_visible_dot(&mut self, cart: &mut Cartridge) {
+        self.stale_pixel_dot();
+        if self.dot == 256 {
+            self.flush_pixels();
+        }
+        if self.rendering_enabled() {
+            self.visible_fetch_dot(self.dot, cart);
+        }
+        self.stale_late_dot();
+    }
+
+    /// The fetch and evaluation work of a visible line's dot, rendering on.
+    #[inline(always)]
+    fn visible_fetch_dot(&mut self, dot: u16, cart: &mut Cartridge) {
         match dot {
             1..=256 => {
                 if dot & 1 == 1 || dot & 7 == 0 {
@@ -461,9 +507,21 @@ impl Ppu {
         if dot == 1 {
             self.clear_status_flags();
         }
-        if !self.rendering_enabled() {
-            return;
+        let exact = self.exact_ticking;
+        if exact {
+            self.stale_pixel_dot();
         }
+        if self.rendering_enabled() {
+            self.pre_render_fetch_dot(dot, cart);
+        }
+        if exact {
+            self.stale_late_dot();
+        }
+    }
+
+    /// The fetch work of a pre-render line's dot, rendering on.
+    #[inline(always)]
+    fn pre_render_fetch_dot(&mut self, dot: u16, cart: &mut Cartridge) {
         match dot {
             1..=256 => {
                 if dot & 1 == 1 || dot & 7 == 0 {

@@ -96,12 +96,16 @@ impl Ppu {
                 self.t = (self.t & !0x0C00) | ((value as u16 & 3) << 10);
             }
             1 => {
+                let was_on = self.rendering_enabled();
                 if self.rendering_active() && value & MASK_RENDERING == 0 {
                     self.seed_oam_corruption();
                 }
                 self.mask = value;
                 if self.oam_corrupt_row != 0 && self.rendering_active() {
                     self.corrupt_oam_row();
+                }
+                if was_on != self.rendering_enabled() {
+                    self.rendering_switched(!was_on);
                 }
             }
             3 => self.oam_addr = value,

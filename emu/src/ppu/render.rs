@@ -59,7 +59,12 @@ impl Ppu {
         let fine_x = self.fine_x as usize;
         let until = until as usize;
         let line = &mut self.frame_buffer[row..row + WIDTH];
-        let bg_line = &self.bg_line[fine_x..fine_x + WIDTH];
+        // The exact model's pixels while it ticks (`stale.rs`).
+        let bg_line = if self.exact_ticking {
+            &self.stale.pixels[..]
+        } else {
+            &self.bg_line[fine_x..fine_x + WIDTH]
+        };
         // Background first, with the left-column clip as a span of
         // backdrop; then the sprite pixels over it, visited only where the
         // line has one (most of a line has none).

@@ -301,12 +301,15 @@ impl Ppu {
         self.fetch_has_sprite0 = self.next_has_sprite0;
         self.clear_line_sprites();
         self.line0_slots = 0;
+        self.stale
+            .begin_line(&self.secondary_oam, self.fetch_has_sprite0);
     }
 
     /// A used slot's pattern row arrived: drawn (and on the pre-render
     /// line kept for line 0's shift, see [`Ppu::shift_line0_sprites`]).
     fn sprite_row_fetched(&mut self, slot: usize, lo: u8, hi: u8, pre_render: bool) {
         self.sprite_lo_latch = lo;
+        self.stale.slot_fetched(slot, lo, hi);
         if pre_render {
             self.line0_patterns[slot] = (lo, hi);
             self.line0_slots |= 1 << slot;
