@@ -14,16 +14,6 @@ use nesprof::testrom::accuracy_coin::{self, Outcome};
 /// error code they stop at and why (BENCHMARKS.md, "AccuracyCoin").
 const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
     (
-        "Implicit DMA Abort",
-        2,
-        "its answer key: a DMC DMA cut short by the sample's own end is not aborted on the cycles the console aborts it",
-    ),
-    (
-        "Delta Modulation Channel",
-        21,
-        "code L: a $4015 write 2 cycles before the DMC timer reaches 0 should delay the DMA by 1 cycle (the load DMA's alignment)",
-    ),
-    (
         "$2002 flag timing",
         2,
         "the dot at which the sprite-0 and overflow flags are set, as a $2002 read sees it (taking them a dot later did not pass it either)",

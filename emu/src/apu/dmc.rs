@@ -6,9 +6,10 @@
 //! This file is the channel state; when and how a fetch reaches the bus is in
 //! `apu/mod.rs` (request timing) and `dma/cycles.rs` (the stolen CPU cycles).
 //!
-//! Left out: the DMA glitches when a sample is stopped on particular cycles
-//! (wiki "DMA" § DMC DMA bugs); a stop simply cancels a fetch that has not yet
-//! halted the CPU.
+//! The DMA aborts (wiki "DMA" § DMC DMA; AccuracyCoin "Explicit/Implicit
+//! DMA Abort") are timed in `apu/mod.rs`: a $4015 stop lands late and cuts
+//! off a DMA that has not fetched, and a fetch that ends the sample just
+//! before the buffer empties leaves a one-cycle DMA behind.
 
 use super::timer::Timer;
 
@@ -89,6 +90,20 @@ impl Dmc {
         self.bytes_remaining = self.sample_length;
     }
 
+    /// Whether the output unit's next clock ends its cycle (and so moves
+    /// the buffer into the shift register).
+    #[inline]
+    pub fn last_bit_playing(&self) -> bool {
+        self.bits_remaining == 1
+    }
+
+    /// Whether the clock just run ended the output cycle and took a byte
+    /// from the buffer.
+    #[inline]
+    pub fn buffer_just_emptied(&self) -> bool {
+        self.bits_remaining == 8 && !self.silence
+    }
+
     /// Whether the memory reader wants a byte.
     #[inline]
     pub fn wants_fetch(&self) -> bool {
@@ -124,11 +139,12 @@ impl Dmc {
         self.level != before
     }
 
-    /// The DMA delivered the byte at `self.address`.
-    pub fn fetched(&mut self, value: u8) {
+    /// The DMA delivered the byte at `self.address`. Returns whether it
+    /// was the last byte of a sample that does not loop.
+    pub fn fetched(&mut self, value: u8) -> bool {
         if self.bytes_remaining == 0 {
             // Stopped while the fetch was under way: the byte is dropped.
-            return;
+            return false;
         }
         self.buffer = Some(value);
         self.address = if self.address == 0xFFFF {
@@ -140,10 +156,12 @@ impl Dmc {
         if self.bytes_remaining == 0 {
             if self.looping {
                 self.restart();
-            } else if self.irq_enabled {
-                self.irq_flag = true;
+            } else {
+                self.irq_flag |= self.irq_enabled;
+                return true;
             }
         }
+        false
     }
 }
 

@@ -20,8 +20,10 @@
 //! emulation, so enabling it cannot change what the CPU sees.
 //!
 //! # Left out
-//! PAL timings; the DMC DMA glitches when a sample stops on particular cycles
-//! (a stop cancels a fetch that has not halted the CPU yet); the noise shift
+//! PAL timings; the later 2A03s' glitch that plays a 1-byte sample's byte
+//! twice when its fetch ends on the output unit's clock (AccuracyCoin
+//! "Implicit DMA Abort" accepts either; this is the RP2A03G's behaviour);
+//! the noise shift
 //! register does not advance while the channel is silent (unobservable); the
 //! triangle holds its level at ultrasonic periods (see `triangle.rs`).
 
@@ -65,7 +67,10 @@ const RESET_4017_DELAY: u64 = 2;
 
 /// After a $4015 write starts a sample, the first ("load") DMA is requested
 /// this many cycles later, by the write cycle's parity: it halts the CPU on
-/// the get cycle of the second following APU cycle (wiki "DMA").
+/// the get cycle of the second following APU cycle (wiki "DMA"). The
+/// enable lands then even if the buffer still holds the last sample's
+/// byte: an output-unit clock that empties it in between asks for no DMA
+/// until this moment (AccuracyCoin "Delta Modulation Channel" L).
 const DMC_LOAD_DELAY_EVEN: u64 = 2;
 const DMC_LOAD_DELAY_ODD: u64 = 3;
 
@@ -100,6 +105,10 @@ pub struct Apu {
     dmc_stop_at: u64,
     /// A $4015 write turned the DMC off; `dmc_stop_at` is when that lands.
     dmc_stopping: bool,
+    /// A fetch ended the sample just before the output unit's next clock
+    /// empties the buffer: that clock asks for a DMA that is cut off (see
+    /// [`Apu::dmc_sample_fetched`]).
+    dmc_implicit_stop: bool,
     /// Cycle on which a $4015 read's clearing of the frame IRQ flag lands:
     /// at the next APU clock edge of one parity (AccuracyCoin "Frame Counter
     /// IRQ" 6 and 7: cleared at its "put" to "get" transition, not yet at the
@@ -146,6 +155,7 @@ impl Apu {
             dmc_load_at: NEVER,
             dmc_stop_at: NEVER,
             dmc_stopping: false,
+            dmc_implicit_stop: false,
             frame_irq_clear_at: NEVER,
             synth: None,
             flush_at: NEVER,
@@ -175,6 +185,7 @@ impl Apu {
         self.dmc.level &= 1;
         self.dmc_load_at = NEVER;
         self.dmc_stopping = false;
+        self.dmc_implicit_stop = false;
         self.dmc_stop_at = now + 1;
         self.frame_irq_clear_at = NEVER;
         self.commit_at = NEVER;
@@ -284,6 +295,7 @@ impl Apu {
             // while a $4015 write's load DMA is on its way: that one comes
             // after its full delay even if the timer clocks first
             // (AccuracyCoin "Delta Modulation Channel" L-N).
+            let implicit_stop = std::mem::take(&mut self.dmc_implicit_stop);
             if self.dmc.wants_fetch() && !dma.dmc_request && self.dmc_load_at == NEVER {
                 dma.request_dmc(self.dmc.address);
                 if self.dmc_stopping {
@@ -291,11 +303,23 @@ impl Apu {
                     // stop lands now and cuts the DMA off on the next
                     // cycle, so it gets its halt cycle only, or none if
                     // that cycle is a write (a one-cycle DMA; AccuracyCoin
-                    // "Explicit/Implicit DMA Abort").
+                    // "Explicit DMA Abort").
                     self.dmc_stopping = false;
                     self.dmc.bytes_remaining = 0;
                     self.dmc_stop_at = now + 1;
                 }
+            } else if implicit_stop
+                && self.dmc.buffer_just_emptied()
+                && self.dmc.bytes_remaining == 0
+                && !dma.dmc_request
+            {
+                // The fetch that ended the sample came too late for this
+                // clock to see it ended: the emptied buffer asks for a
+                // fetch all the same, which the end then cuts off like a
+                // stop (AccuracyCoin "Implicit DMA Abort").
+                dma.request_dmc(self.dmc.address);
+                self.dmc_stopping = false;
+                self.dmc_stop_at = now + 1;
             }
         }
         if now >= self.dmc_load_at {
@@ -509,10 +533,10 @@ impl Apu {
                 self.dmc_stop_at = NEVER;
             }
             if self.dmc.bytes_remaining == 0 {
+                // Restarted: no fetch before the enable lands, whether or
+                // not the buffer is empty yet (see `DMC_LOAD_DELAY_EVEN`).
                 self.dmc.restart();
-                if self.dmc.buffer.is_none() {
-                    self.dmc_load_at = now + dmc_enable_delay(now);
-                }
+                self.dmc_load_at = now + dmc_enable_delay(now);
             }
         }
         self.refresh();
@@ -552,7 +576,15 @@ impl Apu {
     }
 
     fn dmc_sample_fetched_inner(&mut self, value: u8) {
-        self.dmc.fetched(value);
+        let ended = self.dmc.fetched(value);
+        // A fetch that ends a non-looping sample on the last APU cycle
+        // before the output unit empties the buffer (its last bit's clock
+        // 1 or 2 cycles away: with clocks on get cycles, the one 2 cycles
+        // after this get) is an "implicit stop": that clock still asks for
+        // a DMA, cut off a cycle later.
+        if ended && self.dmc.last_bit_playing() && self.dmc.timer.next - self.cycle <= 2 {
+            self.dmc_implicit_stop = true;
+        }
     }
 
     /// The DMC's DAC level (0-127), for tests and debuggers.
@@ -689,6 +721,83 @@ mod tests {
             run(&mut apu, &mut dma, 2000);
             dma = Dma::default();
         }
+    }
+
+    /// A $4015 write that restarts a sample while the buffer still holds
+    /// the last one's byte: the output-unit clock that empties the buffer
+    /// 1 or 2 cycles later asks for no DMA; the DMA comes when the enable
+    /// lands, after the write's delay (AccuracyCoin "Delta Modulation
+    /// Channel" L: 3 cycles instead of 4).
+    #[test]
+    fn enabling_with_a_full_buffer_waits_for_the_enable() {
+        for lead in 1..3u64 {
+            let (mut apu, mut dma) = (Apu::new(), Dma::default());
+            apu.write_register(0x4010, 0x0F, 0); // fastest rate, no loop
+            apu.write_register(0x4013, 0x00, 0); // 1-byte sample
+
+            // A sample that has ended, its byte still in the buffer, the
+            // clock that takes it `lead` cycles away.
+            apu.dmc.buffer = Some(0x55);
+            while !(apu.dmc.last_bit_playing() && apu.dmc.timer.next == apu.cycle + lead) {
+                apu.tick(&mut dma);
+            }
+            assert_eq!(apu.dmc.bytes_remaining, 0);
+            let write = apu.cycle;
+            apu.write_register(0x4015, 0x10, write);
+            let lands = write + dmc_enable_delay(write);
+            while apu.cycle < lands {
+                assert!(
+                    !dma.dmc_request,
+                    "lead {lead}: DMA asked for at {}",
+                    apu.cycle
+                );
+                apu.tick(&mut dma);
+            }
+            assert!(
+                apu.dmc.buffer.is_none(),
+                "lead {lead}: the clock took the byte"
+            );
+            assert!(
+                dma.dmc_request,
+                "lead {lead}: the DMA comes when the enable lands"
+            );
+        }
+    }
+
+    /// A fetch that ends a 1-byte sample (not looping) 1 or 2 cycles before
+    /// the output unit's clock empties the buffer: that clock asks for a
+    /// DMA all the same, cut off on the next cycle (its halt cycle only,
+    /// AccuracyCoin "Implicit DMA Abort"). Earlier, or with the sample
+    /// looping, no such cut.
+    #[test]
+    fn a_fetch_ending_the_sample_just_before_the_clock_leaves_a_one_cycle_dma() {
+        // Whether the DMA unit is asked for a fetch on each of the 4
+        // cycles after a fetch `lead` cycles before the clock.
+        let requests = |lead: u64, looping: bool| {
+            let (mut apu, mut dma) = (Apu::new(), Dma::default());
+            apu.write_register(0x4010, if looping { 0x4F } else { 0x0F }, 0);
+            apu.write_register(0x4013, 0x00, 0);
+            while !(apu.dmc.last_bit_playing() && apu.dmc.timer.next == apu.cycle + lead) {
+                apu.tick(&mut dma);
+            }
+            apu.dmc.restart();
+            apu.dmc_sample_fetched(0x55);
+            (0..4)
+                .map(|_| {
+                    apu.tick(&mut dma);
+                    dma.dmc_request
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(requests(1, false), [true, false, false, false]);
+        assert_eq!(requests(2, false), [false, true, false, false]);
+        assert_eq!(requests(3, false), [false; 4]);
+        assert_eq!(requests(4, false), [false; 4]);
+        assert_eq!(
+            requests(2, true),
+            [false, true, true, true],
+            "a looping sample's reload DMA"
+        );
     }
 
     /// Clearing $4015 bit 4 reads back at once, but the DMC stops as late
