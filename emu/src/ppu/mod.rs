@@ -30,6 +30,8 @@ mod scroll;
 mod sprite_eval;
 mod sprites;
 mod stale;
+#[cfg(test)]
+mod test_support;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;

@@ -499,20 +499,9 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{nrom, run_to};
     use super::super::Ppu;
     use crate::cartridge::Cartridge;
-
-    fn nrom() -> Cartridge {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-        image.resize(16 + 0x4000 + 0x2000, 0);
-        Cartridge::from_bytes(&image).expect("valid NROM image")
-    }
-
-    fn run_to(ppu: &mut Ppu, cart: &mut Cartridge, line: u16, dot: u16) {
-        while !(ppu.scanline == line && ppu.dot == dot) {
-            ppu.run_dots(1, cart);
-        }
-    }
 
     /// With rendering on, OAMDATA reads $FF while secondary OAM is cleared,
     /// a byte evaluation is reading (a sprite's Y, well past sprite 0) in

@@ -500,6 +500,7 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::run_to;
     use super::super::{Ppu, WIDTH};
     use super::visible_dots_between;
     use crate::cartridge::Cartridge;
@@ -533,12 +534,6 @@ mod tests {
         ppu.write_register(0x2001, 0x1E, &mut cart);
         run_to(&mut ppu, &mut cart, 0, 0);
         (ppu, cart)
-    }
-
-    fn run_to(ppu: &mut Ppu, cart: &mut Cartridge, line: u16, dot: u16) {
-        while !(ppu.scanline == line && ppu.dot == dot) {
-            ppu.run_dots(1, cart);
-        }
     }
 
     fn row(ppu: &Ppu, y: usize) -> &[u8] {
