@@ -30,12 +30,15 @@ mod scroll;
 mod sprite_eval;
 mod sprites;
 mod stale;
+mod stale_state;
 #[cfg(test)]
 mod test_support;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;
 use sprite_eval::SpriteEval;
+
+const _: () = assert!(stale_state::LINE_PIXELS == WIDTH);
 
 /// Tiles in `bg_line`: 2 prefetched + 32 fetched during the line.
 const LINE_TILES: usize = 34;
@@ -172,7 +175,7 @@ pub struct Ppu {
     /// rendering lines runs through `stale.rs` until a clean line.
     exact_ticking: bool,
     /// The exact model's state (boxed: most programs never use it).
-    stale: Box<stale::Stale>,
+    stale: Box<stale_state::Stale>,
     /// PPU A12 as last reported to a mapper watching the bus (see
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
