@@ -387,6 +387,15 @@ mod tests {
         (ppu, cart)
     }
 
+    /// Runs to `off` (line, dot), switches rendering off there and back on
+    /// at `on`.
+    fn blank(ppu: &mut Ppu, cart: &mut Cartridge, off: (u16, u16), on: (u16, u16)) {
+        run_to(ppu, cart, off.0, off.1);
+        ppu.write_register(0x2001, 0x00, cart);
+        run_to(ppu, cart, on.0, on.1);
+        ppu.write_register(0x2001, 0x1E, cart);
+    }
+
     fn row(ppu: &Ppu, y: usize) -> &[u8] {
         &ppu.frame_buffer[y * WIDTH..(y + 1) * WIDTH]
     }
@@ -401,10 +410,7 @@ mod tests {
     #[test]
     fn stale_shifters_drawn_after_forced_blank() {
         let (mut ppu, mut cart) = setup([6, 1, 0, 200]);
-        run_to(&mut ppu, &mut cart, 6, 290);
-        ppu.write_register(0x2001, 0x00, &mut cart);
-        run_to(&mut ppu, &mut cart, 7, 100);
-        ppu.write_register(0x2001, 0x1E, &mut cart);
+        blank(&mut ppu, &mut cart, (6, 290), (7, 100));
         run_to(&mut ppu, &mut cart, 9, 0);
         let line7 = row(&ppu, 7);
         let solid: Vec<usize> = (0..WIDTH).filter(|&x| line7[x] == BG_1).collect();
@@ -430,10 +436,7 @@ mod tests {
     #[test]
     fn serial_input_drawn_when_reloads_are_skipped() {
         let (mut ppu, mut cart) = setup([0xFF; 4]);
-        run_to(&mut ppu, &mut cart, 3, 100);
-        ppu.write_register(0x2001, 0x00, &mut cart);
-        run_to(&mut ppu, &mut cart, 3, 142);
-        ppu.write_register(0x2001, 0x1E, &mut cart);
+        blank(&mut ppu, &mut cart, (3, 100), (3, 142));
         run_to(&mut ppu, &mut cart, 4, 0);
         let line3 = row(&ppu, 3);
         let serial: Vec<usize> = (0..WIDTH).filter(|&x| line3[x] == BG_2).collect();
@@ -450,15 +453,9 @@ mod tests {
     #[test]
     fn sprite_units_across_forced_blank() {
         let (mut ppu, mut cart) = setup([3, 1, 0, 200]);
-        run_to(&mut ppu, &mut cart, 3, 330);
-        ppu.write_register(0x2001, 0x00, &mut cart);
-        run_to(&mut ppu, &mut cart, 4, 100);
-        ppu.write_register(0x2001, 0x1E, &mut cart);
+        blank(&mut ppu, &mut cart, (3, 330), (4, 100));
         // Line 5: off from dot 50 to 150, sprite 0 (X = 200) in place.
-        run_to(&mut ppu, &mut cart, 5, 50);
-        ppu.write_register(0x2001, 0x00, &mut cart);
-        run_to(&mut ppu, &mut cart, 5, 150);
-        ppu.write_register(0x2001, 0x1E, &mut cart);
+        blank(&mut ppu, &mut cart, (5, 50), (5, 150));
         run_to(&mut ppu, &mut cart, 6, 0);
         let drawn = |y| -> Vec<usize> {
             let line = row(&ppu, y);
