@@ -86,6 +86,13 @@ pub struct Block {
     /// Whether a run may tell the event log anything: it is (or may be) a
     /// wait loop, or its last op logs an event (checked or not).
     pub logs: bool,
+    /// The event a complete run logs with nothing to look at as it ends:
+    /// [`Block::exit_event`] unless it is a fall into a watched address, a
+    /// `JMP` to be checked, or the block is (or may be) a wait loop. Most
+    /// logged runs are these (a `JSR` or `RTS` at the end of an ordinary
+    /// block), and the chain logs them inline; calling out for each cost
+    /// tracker's `profile` 2 % of its host instructions.
+    pub plain_event: Option<EventKind>,
     /// Its last op is a `JMP` absolute in RAM or PRG RAM, where the wait
     /// loop it may close can be rewritten (or lie before the block): whether
     /// it does is looked at when it retires with a log attached.

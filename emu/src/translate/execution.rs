@@ -146,7 +146,19 @@ impl Translator {
             }
         }
         if logging {
-            Self::log_run(block, executed, entered, probes, cpu, bus);
+            match (block.plain_event, probes.events.as_deref_mut()) {
+                (Some(kind), Some(log)) if executed == n => {
+                    let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
+                    log.push(FlowEvent {
+                        kind,
+                        pc: block.ops[n - 1].code(block.code_high),
+                        target,
+                        sp: cpu.s,
+                        at: Stamp::now(bus, log.idle()),
+                    });
+                }
+                _ => Self::log_run(block, executed, entered, probes, cpu, bus),
+            }
         }
         match (completed, uncounted) {
             (true, false) => Exit::Completed,

@@ -224,6 +224,12 @@ impl Translator {
             repeat_at: None,
             wait_loop,
             logs: wait_loop || wait_loop_dynamic || exit_event.is_some(),
+            plain_event: exit_event.filter(|&e| {
+                !(wait_loop
+                    || wait_loop_dynamic
+                    || e == EventKind::FallInto
+                    || (e == EventKind::Jump && exit_event_checked))
+            }),
             wait_loop_dynamic,
             exit_event,
             exit_event_checked,
