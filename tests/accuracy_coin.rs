@@ -24,11 +24,6 @@ const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
         "OAMDATA reads at every dot of a rendered line do not all return the console's OAM buffer",
     ),
     (
-        "$2007 Stress Test",
-        2,
-        "what a $2007 read in the middle of a rendered line puts in the read buffer",
-    ),
-    (
         "ALE + Read",
         2,
         "a well-timed LDA $2007 should corrupt a background low-plane fetch (the address latch overlapping the read)",

@@ -20,6 +20,7 @@
 
 mod a12;
 mod background;
+mod data_read;
 mod line;
 mod oam_corruption;
 mod open_bus;

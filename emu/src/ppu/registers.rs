@@ -66,14 +66,23 @@ impl Ppu {
                 let value = if addr >= 0x3F00 {
                     // Palette reads are immediate; the buffer gets the
                     // nametable byte "underneath" the palette.
-                    self.buffer_refill =
-                        Some((now + BUFFER_REFILL_DOTS, cart.ppu_read(addr & 0x2FFF)));
+                    let byte = self.refill_from_fetch(super::data_read::REFILL_FETCH_DOTS, cart);
+                    self.buffer_refill = Some((
+                        now + BUFFER_REFILL_DOTS,
+                        byte.unwrap_or_else(|| cart.ppu_read(addr & 0x2FFF)),
+                    ));
                     let color = self.palette_read(addr);
                     self.open_bus.refresh(color, 0x3F, now);
                     self.open_bus.read(now)
                 } else {
                     let buffered = self.read_buffer;
-                    self.buffer_refill = Some((now + BUFFER_REFILL_DOTS, cart.ppu_read(addr)));
+                    // While rendering, the fetch under the refill's dot
+                    // (`data_read.rs`).
+                    let byte = self.refill_from_fetch(super::data_read::REFILL_FETCH_DOTS, cart);
+                    self.buffer_refill = Some((
+                        now + BUFFER_REFILL_DOTS,
+                        byte.unwrap_or_else(|| cart.ppu_read(addr)),
+                    ));
                     // CHR read by the CPU (the code/data log, `access_log.rs`).
                     cart.log_chr(addr, 0, crate::access_log::CHR_READ);
                     self.open_bus.refresh(buffered, 0xFF, now);

@@ -350,7 +350,7 @@ impl Ppu {
     }
 
     /// Pattern address of the row of slot's sprite shown on the next line.
-    fn sprite_pattern_address(&self, slot: usize) -> u16 {
+    pub(super) fn sprite_pattern_address(&self, slot: usize) -> u16 {
         let s = &self.secondary_oam[slot * 4..slot * 4 + 4];
         let (y, tile, attr) = (s[0], s[1], s[2]);
         let height = self.sprite_height();
