@@ -70,11 +70,15 @@ fn random_programs_with_wait_loops_run_identically_on_both_engines() {
 
 /// Seeds on which the engines once differed (code run through a RAM mirror
 /// or from both ends of the stack page; a JSR rewriting its own operand,
-/// also from the zero page's last byte),
+/// also from the zero page's last byte; a zero-page branch whose offset,
+/// rewritten after its block went live, took it into a watched entry with
+/// no `FallInto` from the translator: 9 011 487),
 /// at the frame counts that showed it.
 #[test]
 fn programs_that_once_diverged() {
-    for seed in [3, 103, 140, 145, 154, 164, 203, 220, 262, 1_005_088] {
+    for seed in [
+        3, 103, 140, 145, 154, 164, 203, 220, 262, 1_005_088, 9_011_487,
+    ] {
         let program = Program::generate(seed);
         if let Err(e) = fuzz::check(&program, FRAMES, seed) {
             panic!("seed {seed}: {e}");

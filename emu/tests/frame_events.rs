@@ -233,6 +233,48 @@ fn falling_into_watched_entries() {
     assert_eq!(run(&image, 2).events.len(), 2);
 }
 
+/// A branch in RAM whose offset the program rewrites before every call
+/// (issue 45, fuzz seed 9011487): after eight rewrites the translator reads
+/// the offset live, and rewriting it drops the block no more, so a branch
+/// translated while it went elsewhere must still log `FallInto` when the
+/// new offset takes it forward into a watched entry. ROM fills
+/// $0302-$0321 with NOPs, puts an RTS at $0322 and `BCC` at $0300, then
+/// calls $0300 with the offsets 0 to 15 (`CLC` first, so it is taken):
+/// offsets 0-9 land before the watched $030C and the NOPs fall into it,
+/// offset 10 branches into it, 11-15 land past it.
+#[test]
+fn a_rewritten_branch_offset_into_a_watched_entry() {
+    let image = nrom(
+        &[
+            (0x8000, &[0xA9, 0xEA, 0xA2, 0x1F]),       // LDA #$EA ; LDX #$1F
+            (0x8004, &[0x9D, 0x02, 0x03]),             // fill: STA $0302,X
+            (0x8007, &[0xCA, 0x10, 0xFA]),             // DEX ; BPL fill
+            (0x800A, &[0xA9, 0x60, 0x8D, 0x22, 0x03]), // LDA #$60 ; STA $0322
+            (0x800F, &[0xA9, 0x90, 0x8D, 0x00, 0x03]), // LDA #$90 ; STA $0300
+            (0x8014, &[0xA0, 0x00]),                   // LDY #0
+            (0x8016, &[0x8C, 0x01, 0x03]),             // call: STY $0301
+            (0x8019, &[0x18, 0x20, 0x00, 0x03]),       // CLC ; JSR $0300
+            (0x801D, &[0xC8, 0xC0, 0x10, 0xD0, 0xF4]), // INY ; CPY #16 ; BNE call
+            (0x8022, &[0x4C, 0x22, 0x80]),             // JMP *
+        ],
+        0x8022,
+        0x8022,
+    );
+    let log = run_watching(&image, 1, &[0x030C]);
+    let into: Vec<u32> = log
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::FallInto)
+        .map(|e| {
+            assert_eq!(e.target, 0x030C);
+            e.pc
+        })
+        .collect();
+    let mut expected = vec![0x030B; 10];
+    expected.push(0x0300);
+    assert_eq!(into, expected);
+}
+
 /// A `JMP` into a wait loop from outside it is logged; the loop's
 /// iterations (`LDA $10 ; BEQ` = 3 + 3 cycles) are idle, but for the one
 /// the frame's end cuts (then its `LDA` ran, 3 cycles, and the `BEQ` after

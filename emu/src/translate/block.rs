@@ -81,7 +81,11 @@ pub struct Block {
     pub wait_loop_dynamic: bool,
     /// The event its last op logs when it retires (`frame_events`), if
     /// any; for a `JMP` back into a wait loop it closes, none (decided at
-    /// translation in PRG ROM).
+    /// translation in PRG ROM). `FallInto` is a candidate, logged only
+    /// where the run went forward into a watched address: given to an
+    /// exit that could reach one as translated, and to every branch with
+    /// [`Block::live`] operands, whose offset may change while the block
+    /// stays valid.
     pub exit_event: Option<EventKind>,
     /// Whether a run may tell the event log anything: it is (or may be) a
     /// wait loop, or its last op logs an event (checked or not).

@@ -189,7 +189,14 @@ impl Translator {
             );
         let exit_event = EventKind::of_instruction(exit).filter(|_| !closes_loop);
         // No transfer of its own: it may fall, or branch forward, into a
-        // watched address (checked as it runs, `Translator::log_run`).
+        // watched address (checked as it runs, `Translator::log_run`). A
+        // branch with live operands is a candidate wherever it goes now:
+        // its offset is read again at every run, and rewriting it drops
+        // the block no more, so a branch translated while it went
+        // elsewhere may later go forward into a watched address (issue 45,
+        // fuzz seed 9011487). Only with watched addresses, so the plain
+        // translator's blocks are as they were.
+        let live_branch = live && exit_flow == Flow::Branch;
         let next = last
             .pc
             .wrapping_add(OPCODES[exit as usize].byte_len() as u16);
@@ -198,16 +205,17 @@ impl Translator {
             .filter(|&to| to > last.pc);
         let falls_into = exit_event.is_none()
             && !self.watched.is_empty()
-            && [Some(next).filter(|&n| n > last.pc), branch]
-                .into_iter()
-                .flatten()
-                .any(|to| {
-                    self.watched.contains_key(&code_address(
-                        bus.cart.prg_rom.len(),
-                        &bus.cart.banks,
-                        to,
-                    ))
-                });
+            && (live_branch
+                || [Some(next).filter(|&n| n > last.pc), branch]
+                    .into_iter()
+                    .flatten()
+                    .any(|to| {
+                        self.watched.contains_key(&code_address(
+                            bus.cart.prg_rom.len(),
+                            &bus.cart.banks,
+                            to,
+                        ))
+                    }));
         let exit_event = exit_event.or(falls_into.then_some(EventKind::FallInto));
         // A live block's operands change without invalidating it: its
         // transfers are counted in bulk only where they have no static
