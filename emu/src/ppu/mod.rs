@@ -179,6 +179,13 @@ pub struct Ppu {
     /// PPU A12 as last reported to a mapper watching the bus (see
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
+    /// Where in the frame (`scanline * 341 + dot`) the sprite 0 hit and
+    /// overflow flags, once set, become visible to a $2002 read: a dot or
+    /// two after the pixel or the OAM read that set them (see
+    /// [`sprite0_hit_visible_from`], [`Ppu::set_sprite_overflow`]). Kept apart
+    /// from the flags so the batched paths may set them early.
+    sprite0_hit_from: u32,
+    sprite_overflow_from: u32,
 }
 
 impl Default for Ppu {
@@ -237,6 +244,8 @@ impl Ppu {
             exact_ticking: false,
             stale: Box::default(),
             reported_a12: false,
+            sprite0_hit_from: 0,
+            sprite_overflow_from: 0,
         }
     }
 
@@ -357,6 +366,27 @@ impl Ppu {
         self.vblank = false;
         self.sprite0_hit = false;
         self.sprite_overflow = false;
+    }
+
+    /// The overflow flag, set by the evaluation's read of OAM on dot
+    /// `read_dot`: a $2002 read sees it from two dots later on (after the
+    /// following write dot; AccuracyCoin "$2002 flag timing"). A flag
+    /// already set stays visible.
+    #[cold]
+    pub(super) fn set_sprite_overflow(&mut self, read_dot: u16) {
+        if !self.sprite_overflow {
+            self.sprite_overflow = true;
+            self.sprite_overflow_from = frame_position(self.scanline, read_dot + 2);
+        }
+    }
+
+    /// Bits 6 and 5 of $2002 (sprite 0 hit, overflow) as a read sees them
+    /// now, the PPU being caught up to the current dot.
+    pub(super) fn visible_sprite_flags(&self) -> u8 {
+        let here = frame_position(self.scanline, self.dot);
+        let hit = self.sprite0_hit && here >= self.sprite0_hit_from;
+        let overflow = self.sprite_overflow && here >= self.sprite_overflow_from;
+        (hit as u8) << 6 | (overflow as u8) << 5
     }
 
     /// Forces the next dot through the slow path (after a register write
@@ -549,4 +579,19 @@ impl Ppu {
             _ => {}
         }
     }
+}
+
+/// Where a sprite 0 hit at pixel `x` of `scanline` becomes visible. The
+/// pixel leaves the multiplexer on dot x + 1, and a $2002 read sees the flag
+/// from dot x + 2 on (AccuracyCoin "$2002 flag timing", which measures it
+/// against the flags' clear on dot 1 of the pre-render line).
+#[inline(always)]
+fn sprite0_hit_visible_from(scanline: u16, x: u16) -> u32 {
+    frame_position(scanline, x + 2)
+}
+
+/// A dot's position in the frame, for ordering events of one frame.
+#[inline(always)]
+fn frame_position(scanline: u16, dot: u16) -> u32 {
+    scanline as u32 * DOTS_PER_SCANLINE as u32 + dot as u32
 }

@@ -147,13 +147,18 @@ impl Ppu {
     fn finish_whole_line(&mut self, found: usize, mut n: usize, mut m: usize) {
         let height = self.sprite_height();
         let line = self.scanline;
+        // The evaluation's reads so far: 4 for each of the 8 sprites found,
+        // 1 for every other sprite visited; the dot of the read that finds
+        // the overflow decides when a $2002 read sees it.
+        let mut reads = n - self.eval.first() + 24;
         while found == 8 && n < 64 {
             if line.wrapping_sub(self.oam[n * 4 + m] as u16) < height {
-                self.sprite_overflow = true;
+                self.set_sprite_overflow(FIRST_EVAL_DOT + 2 * reads as u16);
                 break;
             }
             m = (m + 1) & 3;
             n += 1;
+            reads += 1;
         }
         self.eval.found = found as u8;
         self.eval.phase = Phase::Done;
@@ -196,7 +201,7 @@ impl Ppu {
             }
             Phase::Overflow => {
                 if self.in_range(self.oam[n * 4 + m]) {
-                    self.sprite_overflow = true;
+                    self.set_sprite_overflow(self.eval.next_dot);
                     self.eval.phase = Phase::Done;
                 } else {
                     // The bug: the byte index advances with the sprite index.
@@ -534,6 +539,36 @@ mod tests {
         ppu.write_register(0x2004, 0x55, &mut cart);
         assert_eq!(ppu.oam_addr, 4);
         assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
+    }
+
+    /// A $2002 read sees the overflow flag from two dots after the OAM read
+    /// that finds the 9th sprite (dot 129 with every sprite in range), and
+    /// the sprite 0 hit at pixel x from dot x + 2: the timing AccuracyCoin's
+    /// "$2002 flag timing" measures against the clear on dot 1 of the
+    /// pre-render line.
+    #[test]
+    fn sprite_flags_become_visible_late() {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        // Tile 0, used by the background and the sprites alike: opaque.
+        image[16 + 0x4000..16 + 0x4000 + 8].fill(0xFF);
+        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        let mut ppu = Ppu::new();
+        for sprite in ppu.oam.chunks_mut(4) {
+            sprite.copy_from_slice(&[9, 0, 0, 0x80]); // lines 10-17, x = 128
+        }
+        ppu.write_register(0x2001, 0x1E, &mut cart);
+        // Evaluation on line 9 finds 8 sprites in dots 65-128 and the 9th
+        // with the read on dot 129.
+        run_to(&mut ppu, &mut cart, 9, 130);
+        assert_eq!(ppu.sprite_status_bits(), 0, "line 9, dot 130");
+        run_to(&mut ppu, &mut cart, 9, 131);
+        assert_eq!(ppu.sprite_status_bits(), 0x20, "line 9, dot 131");
+        // Sprite 0's first pixel, x = 128, is output on dot 129 of line 10.
+        run_to(&mut ppu, &mut cart, 10, 129);
+        assert_eq!(ppu.sprite_status_bits(), 0x20, "line 10, dot 129");
+        run_to(&mut ppu, &mut cart, 10, 130);
+        assert_eq!(ppu.sprite_status_bits(), 0x60, "line 10, dot 130");
     }
 
     /// Rendering switched off after line 3 and back on during the pre-render
