@@ -180,10 +180,11 @@ pub struct Ppu {
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
     /// Where in the frame (`scanline * 341 + dot`) the sprite 0 hit and
-    /// overflow flags, once set, become visible to a $2002 read: a dot or
-    /// two after the pixel or the OAM read that set them (see
-    /// [`sprite0_hit_visible_from`], [`Ppu::set_sprite_overflow`]). Kept apart
-    /// from the flags so the batched paths may set them early.
+    /// the overflow, once set, reach $2002: the console's dots for them
+    /// (see [`Ppu::visible_sprite_flags`]), later than the dots on which
+    /// this PPU finds them. Kept apart from the flags, so the lazy paths
+    /// (pixels drawn up to the current dot, evaluation caught up to it) set
+    /// the flags when they find them and a read compares its dot.
     sprite0_hit_from: u32,
     sprite_overflow_from: u32,
 }
@@ -368,10 +369,9 @@ impl Ppu {
         self.sprite_overflow = false;
     }
 
-    /// The overflow flag, set by the evaluation's read of OAM on dot
-    /// `read_dot`: a $2002 read sees it from two dots later on (after the
-    /// following write dot; AccuracyCoin "$2002 flag timing"). A flag
-    /// already set stays visible.
+    /// The overflow flag, found by the evaluation's read of OAM on dot
+    /// `read_dot`: it reaches $2002 on dot `read_dot + 2` (see
+    /// [`Ppu::visible_sprite_flags`]). A flag already set keeps its dot.
     #[cold]
     pub(super) fn set_sprite_overflow(&mut self, read_dot: u16) {
         if !self.sprite_overflow {
@@ -380,8 +380,29 @@ impl Ppu {
         }
     }
 
-    /// Bits 6 and 5 of $2002 (sprite 0 hit, overflow) as a read sees them
-    /// now, the PPU being caught up to the current dot.
+    /// Bits 6 and 5 of $2002 (sprite 0 hit, overflow) as they are after
+    /// the current dot, the PPU being caught up to it.
+    ///
+    /// The dots on which the flags change as $2002 sees them (a read takes
+    /// these bits a dot after VBL, `Bus::status_sprite_bits_late`: the
+    /// console takes VBL when M2 rises and these when it falls, ~1.9 dots
+    /// later):
+    ///
+    /// - all three clear on dot 1 of the pre-render line, with VBL (NESdev
+    ///   wiki "PPU registers");
+    /// - the hit of pixel x comes on dot x + 2 (wiki "PPU rendering": sprite
+    ///   0 hit acts as if the image starts on dot 2, where the shifters first
+    ///   shift); this PPU draws pixel x on dot x + 1;
+    /// - the overflow comes on the second dot after the OAM read that finds
+    ///   the ninth sprite in range.
+    ///
+    /// AccuracyCoin's "$2002 flag timing", timed on the console, measures
+    /// the last two against the clear, one read per frame, each a dot later
+    /// than the last: the first read to see the overflow of a read on dot
+    /// 129 comes 130 dots after the first read to see the clear, on every
+    /// CPU/PPU clock alignment, so its dot is 131 as the clear's is 1; the
+    /// first to see the hit of x = 128 comes 129 dots after it on alignments
+    /// 2 and 3 and 130 on 0 and 1. Dot x + 2 gives the first answer.
     pub(super) fn visible_sprite_flags(&self) -> u8 {
         let here = frame_position(self.scanline, self.dot);
         let hit = self.sprite0_hit && here >= self.sprite0_hit_from;
@@ -581,10 +602,9 @@ impl Ppu {
     }
 }
 
-/// Where a sprite 0 hit at pixel `x` of `scanline` becomes visible. The
-/// pixel leaves the multiplexer on dot x + 1, and a $2002 read sees the flag
-/// from dot x + 2 on (AccuracyCoin "$2002 flag timing", which measures it
-/// against the flags' clear on dot 1 of the pre-render line).
+/// Where a sprite 0 hit at pixel `x` of `scanline` reaches $2002: dot
+/// x + 2, a dot after this PPU draws the pixel (see
+/// [`Ppu::visible_sprite_flags`]).
 #[inline(always)]
 fn sprite0_hit_visible_from(scanline: u16, x: u16) -> u32 {
     frame_position(scanline, x + 2)

@@ -504,8 +504,8 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{nrom, run_to};
-    use super::super::Ppu;
+    use super::super::test_support::{nrom, nrom_with_chr, run_to};
+    use super::super::{frame_position, Ppu};
     use crate::cartridge::Cartridge;
 
     /// With rendering on, OAMDATA reads $FF while secondary OAM is cleared,
@@ -541,34 +541,41 @@ mod tests {
         assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
     }
 
-    /// A $2002 read sees the overflow flag from two dots after the OAM read
-    /// that finds the 9th sprite (dot 129 with every sprite in range), and
-    /// the sprite 0 hit at pixel x from dot x + 2: the timing AccuracyCoin's
-    /// "$2002 flag timing" measures against the clear on dot 1 of the
-    /// pre-render line.
+    /// The sprite flags as the late part of a $2002 read sees them with the
+    /// PPU at a given dot (`sprite_status_bits`), in the layout of
+    /// AccuracyCoin's "$2002 flag timing": sprite 0 at Y = 127 and the other
+    /// 63 at Y = 128, all at X = 128, over an opaque background. Line 128
+    /// draws sprite 0's first pixel (x = 128), and its evaluation finds the
+    /// ninth sprite with the read on dot 129. The hit shows from dot 130
+    /// (x + 2), the overflow from dot 131 (the read + 2), and both are gone
+    /// from dot 1 of the pre-render line: the test's $00, $40, $60 for its
+    /// reads whose VBL sample falls on dots 128, 129, 130 (the late sample
+    /// one dot after it).
     #[test]
     fn sprite_flags_become_visible_late() {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-        image.resize(16 + 0x4000 + 0x2000, 0);
-        // Tile 0, used by the background and the sprites alike: opaque.
-        image[16 + 0x4000..16 + 0x4000 + 8].fill(0xFF);
-        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        // Tile 0, for the background and the sprites alike: opaque.
+        let mut cart = nrom_with_chr(|chr| chr[..8].fill(0xFF));
         let mut ppu = Ppu::new();
         for sprite in ppu.oam.chunks_mut(4) {
-            sprite.copy_from_slice(&[9, 0, 0, 0x80]); // lines 10-17, x = 128
+            sprite.copy_from_slice(&[128, 0, 0, 128]);
         }
+        ppu.oam[0] = 127;
         ppu.write_register(0x2001, 0x1E, &mut cart);
-        // Evaluation on line 9 finds 8 sprites in dots 65-128 and the 9th
-        // with the read on dot 129.
-        run_to(&mut ppu, &mut cart, 9, 130);
-        assert_eq!(ppu.sprite_status_bits(), 0, "line 9, dot 130");
-        run_to(&mut ppu, &mut cart, 9, 131);
-        assert_eq!(ppu.sprite_status_bits(), 0x20, "line 9, dot 131");
-        // Sprite 0's first pixel, x = 128, is output on dot 129 of line 10.
-        run_to(&mut ppu, &mut cart, 10, 129);
-        assert_eq!(ppu.sprite_status_bits(), 0x20, "line 10, dot 129");
-        run_to(&mut ppu, &mut cart, 10, 130);
-        assert_eq!(ppu.sprite_status_bits(), 0x60, "line 10, dot 130");
+        let mut seen = Vec::new();
+        for dot in 128..=132 {
+            run_to(&mut ppu, &mut cart, 128, dot);
+            seen.push(ppu.sprite_status_bits());
+        }
+        assert_eq!(seen, [0, 0, 0x40, 0x60, 0x60], "line 128, dots 128-132");
+        run_to(&mut ppu, &mut cart, 261, 0);
+        assert_eq!(ppu.sprite_status_bits(), 0x60, "line 261, dot 0");
+        run_to(&mut ppu, &mut cart, 261, 1);
+        assert_eq!(ppu.sprite_status_bits(), 0, "line 261, dot 1");
+        // Next frame nothing looks during the evaluation, which runs in one
+        // go at dot 256: it dates the overflow to the same read.
+        run_to(&mut ppu, &mut cart, 128, 257);
+        assert!(ppu.sprite_overflow);
+        assert_eq!(ppu.sprite_overflow_from, frame_position(128, 131));
     }
 
     /// Rendering switched off after line 3 and back on during the pre-render
