@@ -506,7 +506,6 @@ impl Ppu {
 mod tests {
     use super::super::test_support::{nrom, nrom_with_chr, run_to};
     use super::super::{frame_position, Ppu};
-    use crate::cartridge::Cartridge;
 
     /// With rendering on, OAMDATA reads $FF while secondary OAM is cleared,
     /// a byte evaluation is reading (a sprite's Y, well past sprite 0) in
@@ -586,10 +585,8 @@ mod tests {
     /// On Scanline 0").
     #[test]
     fn stale_sprite_on_line_0() {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-        image.resize(16 + 0x4000 + 0x2000, 0);
-        image[16 + 0x4000 + 16 + 5] = 0x80; // tile 1: one pixel, row 5, column 0
-        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        // Tile 1: one pixel, row 5, column 0.
+        let mut cart = nrom_with_chr(|chr| chr[16 + 5] = 0x80);
         let mut ppu = Ppu::new();
         ppu.oam = [0xF8; 256];
         ppu.oam[..4].copy_from_slice(&[0, 1, 0, 0x40]);
