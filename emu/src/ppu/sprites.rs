@@ -85,21 +85,29 @@ impl Ppu {
         // `run_dots` kept the compiler from taking the fetch loops' "does
         // the mapper watch the bus" test out of them (~9 % more; measured
         // with cachegrind on lunarlimit, see BENCHMARKS.md).
+        //
+        // The loop does only what a sprite out of range (most of them)
+        // needs: the eighth find is tested where a sprite is found, the
+        // first sprite's range before the loop. 8 instructions per sprite
+        // out of range, where testing both in the loop took 11 or 12 (the
+        // compiler's choice moved with unrelated changes; BENCHMARKS.md,
+        // AccuracyCoin).
         let height = self.sprite_height();
         let line = self.scanline;
         let first = self.eval.first();
+        let first_in_range = line.wrapping_sub(self.oam[first * 4] as u16) < height;
         let mut found = 0usize;
         let mut n = first;
-        let mut first_in_range = false;
-        while n < 64 && found < 8 {
-            let y = self.oam[n * 4];
-            if line.wrapping_sub(y as u16) < height {
-                self.secondary_oam[found * 4..found * 4 + 4]
-                    .copy_from_slice(&self.oam[n * 4..n * 4 + 4]);
-                first_in_range |= n == first;
-                found += 1;
-            }
+        while n < 64 {
+            let at = n * 4;
             n += 1;
+            if line.wrapping_sub(self.oam[at] as u16) < height {
+                self.secondary_oam[found * 4..found * 4 + 4].copy_from_slice(&self.oam[at..at + 4]);
+                found += 1;
+                if found == 8 {
+                    break;
+                }
+            }
         }
         // Every sprite's Y is copied into the slot being filled before its
         // range test; of those not in range only the last one's stays.
