@@ -14,11 +14,6 @@ use nesprof::testrom::accuracy_coin::{self, Outcome};
 /// error code they stop at and why (BENCHMARKS.md, "AccuracyCoin").
 const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
     (
-        "$2002 flag timing",
-        2,
-        "the dot at which the sprite-0 and overflow flags are set, as a $2002 read sees it (taking them a dot later did not pass it either)",
-    ),
-    (
         "$2004 Stress Test",
         2,
         "OAMDATA reads at every dot of a rendered line do not all return the console's OAM buffer",

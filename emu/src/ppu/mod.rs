@@ -180,6 +180,14 @@ pub struct Ppu {
     /// PPU A12 as last reported to a mapper watching the bus (see
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
+    /// Where in the frame (`scanline * 341 + dot`) the sprite 0 hit and
+    /// the overflow, once set, reach $2002: the console's dots for them
+    /// (see [`Ppu::visible_sprite_flags`]), later than the dots on which
+    /// this PPU finds them. Kept apart from the flags, so the lazy paths
+    /// (pixels drawn up to the current dot, evaluation caught up to it) set
+    /// the flags when they find them and a read compares its dot.
+    sprite0_hit_from: u32,
+    sprite_overflow_from: u32,
 }
 
 impl Default for Ppu {
@@ -238,6 +246,8 @@ impl Ppu {
             exact_ticking: false,
             stale: Box::default(),
             reported_a12: false,
+            sprite0_hit_from: 0,
+            sprite_overflow_from: 0,
         }
     }
 
@@ -358,6 +368,47 @@ impl Ppu {
         self.vblank = false;
         self.sprite0_hit = false;
         self.sprite_overflow = false;
+    }
+
+    /// The overflow flag, found by the evaluation's read of OAM on dot
+    /// `read_dot`: it reaches $2002 on dot `read_dot + 2` (see
+    /// [`Ppu::visible_sprite_flags`]). A flag already set keeps its dot.
+    #[cold]
+    pub(super) fn set_sprite_overflow(&mut self, read_dot: u16) {
+        if !self.sprite_overflow {
+            self.sprite_overflow = true;
+            self.sprite_overflow_from = frame_position(self.scanline, read_dot + 2);
+        }
+    }
+
+    /// Bits 6 and 5 of $2002 (sprite 0 hit, overflow) as they are after
+    /// the current dot, the PPU being caught up to it.
+    ///
+    /// The dots on which the flags change as $2002 sees them (a read takes
+    /// these bits a dot after VBL, `Bus::status_sprite_bits_late`: the
+    /// console takes VBL when M2 rises and these when it falls, ~1.9 dots
+    /// later):
+    ///
+    /// - all three clear on dot 1 of the pre-render line, with VBL (NESdev
+    ///   wiki "PPU registers");
+    /// - the hit of pixel x comes on dot x + 2 (wiki "PPU rendering": sprite
+    ///   0 hit acts as if the image starts on dot 2, where the shifters first
+    ///   shift); this PPU draws pixel x on dot x + 1;
+    /// - the overflow comes on the second dot after the OAM read that finds
+    ///   the ninth sprite in range.
+    ///
+    /// AccuracyCoin's "$2002 flag timing", timed on the console, measures
+    /// the last two against the clear, one read per frame, each a dot later
+    /// than the last: the first read to see the overflow of a read on dot
+    /// 129 comes 130 dots after the first read to see the clear, on every
+    /// CPU/PPU clock alignment, so its dot is 131 as the clear's is 1; the
+    /// first to see the hit of x = 128 comes 129 dots after it on alignments
+    /// 2 and 3 and 130 on 0 and 1. Dot x + 2 gives the first answer.
+    pub(super) fn visible_sprite_flags(&self) -> u8 {
+        let here = frame_position(self.scanline, self.dot);
+        let hit = self.sprite0_hit && here >= self.sprite0_hit_from;
+        let overflow = self.sprite_overflow && here >= self.sprite_overflow_from;
+        (hit as u8) << 6 | (overflow as u8) << 5
     }
 
     /// Forces the next dot through the slow path (after a register write
@@ -550,4 +601,18 @@ impl Ppu {
             _ => {}
         }
     }
+}
+
+/// Where a sprite 0 hit at pixel `x` of `scanline` reaches $2002: dot
+/// x + 2, a dot after this PPU draws the pixel (see
+/// [`Ppu::visible_sprite_flags`]).
+#[inline(always)]
+fn sprite0_hit_visible_from(scanline: u16, x: u16) -> u32 {
+    frame_position(scanline, x + 2)
+}
+
+/// A dot's position in the frame, for ordering events of one frame.
+#[inline(always)]
+fn frame_position(scanline: u16, dot: u16) -> u32 {
+    scanline as u32 * DOTS_PER_SCANLINE as u32 + dot as u32
 }

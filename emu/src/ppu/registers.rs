@@ -26,7 +26,7 @@ impl Ppu {
     /// falls, later in the cycle (AccuracyCoin "$2002 flag timing").
     pub fn sprite_status_bits(&mut self) -> u8 {
         self.sync_for_cpu();
-        (self.sprite0_hit as u8) << 6 | (self.sprite_overflow as u8) << 5
+        self.visible_sprite_flags()
     }
 
     pub fn read_register(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
@@ -39,9 +39,7 @@ impl Ppu {
                 if self.scanline == VBLANK_LINE && self.dot == 0 {
                     self.suppress_vblank = true;
                 }
-                let status = (self.vblank as u8) << 7
-                    | (self.sprite0_hit as u8) << 6
-                    | (self.sprite_overflow as u8) << 5;
+                let status = (self.vblank as u8) << 7 | self.visible_sprite_flags();
                 self.open_bus.refresh(status, 0xE0, now);
                 self.vblank = false;
                 self.w = false;

@@ -96,8 +96,9 @@ impl Ppu {
                 continue;
             }
             let opaque_bg = show_bg && (x >= 8 || bg_left) && bg_line[x] & 3 != 0;
-            if sprite & 0x80 != 0 && opaque_bg && x != 255 {
+            if sprite & 0x80 != 0 && opaque_bg && x != 255 && !self.sprite0_hit {
                 self.sprite0_hit = true;
+                self.sprite0_hit_from = super::sprite0_hit_visible_from(y as u16, x as u16);
             }
             if !(opaque_bg && sprite & 0x20 != 0) {
                 line[x] = sprite_colors[(sprite & 0x0F) as usize];

@@ -85,21 +85,29 @@ impl Ppu {
         // `run_dots` kept the compiler from taking the fetch loops' "does
         // the mapper watch the bus" test out of them (~9 % more; measured
         // with cachegrind on lunarlimit, see BENCHMARKS.md).
+        //
+        // The loop does only what a sprite out of range (most of them)
+        // needs: the eighth find is tested where a sprite is found, the
+        // first sprite's range before the loop. 8 instructions per sprite
+        // out of range, where testing both in the loop took 11 or 12 (the
+        // compiler's choice moved with unrelated changes; BENCHMARKS.md,
+        // AccuracyCoin).
         let height = self.sprite_height();
         let line = self.scanline;
         let first = self.eval.first();
+        let first_in_range = line.wrapping_sub(self.oam[first * 4] as u16) < height;
         let mut found = 0usize;
         let mut n = first;
-        let mut first_in_range = false;
-        while n < 64 && found < 8 {
-            let y = self.oam[n * 4];
-            if line.wrapping_sub(y as u16) < height {
-                self.secondary_oam[found * 4..found * 4 + 4]
-                    .copy_from_slice(&self.oam[n * 4..n * 4 + 4]);
-                first_in_range |= n == first;
-                found += 1;
-            }
+        while n < 64 {
+            let at = n * 4;
             n += 1;
+            if line.wrapping_sub(self.oam[at] as u16) < height {
+                self.secondary_oam[found * 4..found * 4 + 4].copy_from_slice(&self.oam[at..at + 4]);
+                found += 1;
+                if found == 8 {
+                    break;
+                }
+            }
         }
         // Every sprite's Y is copied into the slot being filled before its
         // range test; of those not in range only the last one's stays.
@@ -147,13 +155,18 @@ impl Ppu {
     fn finish_whole_line(&mut self, found: usize, mut n: usize, mut m: usize) {
         let height = self.sprite_height();
         let line = self.scanline;
+        // The evaluation's reads so far: 4 for each of the 8 sprites found,
+        // 1 for every other sprite visited; the dot of the read that finds
+        // the overflow decides when a $2002 read sees it.
+        let mut reads = n - self.eval.first() + 24;
         while found == 8 && n < 64 {
             if line.wrapping_sub(self.oam[n * 4 + m] as u16) < height {
-                self.sprite_overflow = true;
+                self.set_sprite_overflow(FIRST_EVAL_DOT + 2 * reads as u16);
                 break;
             }
             m = (m + 1) & 3;
             n += 1;
+            reads += 1;
         }
         self.eval.found = found as u8;
         self.eval.phase = Phase::Done;
@@ -196,7 +209,7 @@ impl Ppu {
             }
             Phase::Overflow => {
                 if self.in_range(self.oam[n * 4 + m]) {
-                    self.sprite_overflow = true;
+                    self.set_sprite_overflow(self.eval.next_dot);
                     self.eval.phase = Phase::Done;
                 } else {
                     // The bug: the byte index advances with the sprite index.
@@ -499,9 +512,8 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{nrom, run_to};
-    use super::super::Ppu;
-    use crate::cartridge::Cartridge;
+    use super::super::test_support::{nrom, nrom_with_chr, run_to};
+    use super::super::{frame_position, Ppu};
 
     /// With rendering on, OAMDATA reads $FF while secondary OAM is cleared,
     /// a byte evaluation is reading (a sprite's Y, well past sprite 0) in
@@ -536,6 +548,43 @@ mod tests {
         assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
     }
 
+    /// The sprite flags as the late part of a $2002 read sees them with the
+    /// PPU at a given dot (`sprite_status_bits`), in the layout of
+    /// AccuracyCoin's "$2002 flag timing": sprite 0 at Y = 127 and the other
+    /// 63 at Y = 128, all at X = 128, over an opaque background. Line 128
+    /// draws sprite 0's first pixel (x = 128), and its evaluation finds the
+    /// ninth sprite with the read on dot 129. The hit shows from dot 130
+    /// (x + 2), the overflow from dot 131 (the read + 2), and both are gone
+    /// from dot 1 of the pre-render line: the test's $00, $40, $60 for its
+    /// reads whose VBL sample falls on dots 128, 129, 130 (the late sample
+    /// one dot after it).
+    #[test]
+    fn sprite_flags_become_visible_late() {
+        // Tile 0, for the background and the sprites alike: opaque.
+        let mut cart = nrom_with_chr(|chr| chr[..8].fill(0xFF));
+        let mut ppu = Ppu::new();
+        for sprite in ppu.oam.chunks_mut(4) {
+            sprite.copy_from_slice(&[128, 0, 0, 128]);
+        }
+        ppu.oam[0] = 127;
+        ppu.write_register(0x2001, 0x1E, &mut cart);
+        let mut seen = Vec::new();
+        for dot in 128..=132 {
+            run_to(&mut ppu, &mut cart, 128, dot);
+            seen.push(ppu.sprite_status_bits());
+        }
+        assert_eq!(seen, [0, 0, 0x40, 0x60, 0x60], "line 128, dots 128-132");
+        run_to(&mut ppu, &mut cart, 261, 0);
+        assert_eq!(ppu.sprite_status_bits(), 0x60, "line 261, dot 0");
+        run_to(&mut ppu, &mut cart, 261, 1);
+        assert_eq!(ppu.sprite_status_bits(), 0, "line 261, dot 1");
+        // Next frame nothing looks during the evaluation, which runs in one
+        // go at dot 256: it dates the overflow to the same read.
+        run_to(&mut ppu, &mut cart, 128, 257);
+        assert!(ppu.sprite_overflow);
+        assert_eq!(ppu.sprite_overflow_from, frame_position(128, 131));
+    }
+
     /// Rendering switched off after line 3 and back on during the pre-render
     /// line: that line's fetches take the sprite left in secondary OAM
     /// (Y = 0, in range of line 261 & $FF = 5) and draw its row 5 on line 0,
@@ -544,10 +593,8 @@ mod tests {
     /// On Scanline 0").
     #[test]
     fn stale_sprite_on_line_0() {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-        image.resize(16 + 0x4000 + 0x2000, 0);
-        image[16 + 0x4000 + 16 + 5] = 0x80; // tile 1: one pixel, row 5, column 0
-        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        // Tile 1: one pixel, row 5, column 0.
+        let mut cart = nrom_with_chr(|chr| chr[16 + 5] = 0x80);
         let mut ppu = Ppu::new();
         ppu.oam = [0xF8; 256];
         ppu.oam[..4].copy_from_slice(&[0, 1, 0, 0x40]);

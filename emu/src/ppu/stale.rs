@@ -351,7 +351,7 @@ impl Ppu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::run_to;
+    use super::super::test_support::{nrom_with_chr, run_to};
     use super::super::{Ppu, WIDTH};
     use super::visible_dots_between;
     use crate::cartridge::Cartridge;
@@ -367,12 +367,7 @@ mod tests {
     /// tile is tile 1. Rendering is switched on in vblank, and the PPU runs
     /// to line 0 of the next frame, so the shifters start clean.
     fn setup(sprite0: [u8; 4]) -> (Ppu, Cartridge) {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-        image.resize(16 + 0x4000 + 0x2000, 0);
-        for row in 0..8 {
-            image[16 + 0x4000 + 16 + row] = 0xFF;
-        }
-        let mut cart = Cartridge::from_bytes(&image).expect("valid NROM image");
+        let mut cart = nrom_with_chr(|chr| chr[16..24].fill(0xFF));
         cart.ppu_write(0x2000, 1);
         let mut ppu = Ppu::new();
         ppu.palette[0] = BACKDROP;
