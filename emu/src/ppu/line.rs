@@ -21,9 +21,7 @@ impl Ppu {
         if rendering_line && self.rendering_enabled() {
             let visible = line < 240;
             self.begin_rendering_line();
-            for tile in 2..super::LINE_TILES {
-                self.background_tile::<false>(tile, cart);
-            }
+            self.background_tiles_quiet(2, super::LINE_TILES - 2, cart);
             self.dot = 256;
             if visible {
                 self.flush_pixels();
@@ -34,9 +32,7 @@ impl Ppu {
             if !visible {
                 self.copy_vertical();
             }
-            for tile in 0..2 {
-                self.background_tile::<false>(tile, cart);
-            }
+            self.background_tiles_quiet(0, 2, cart);
             self.dummy_nametable_fetch(cart);
             if !visible {
                 // The odd-frame skip decision (dot 338).
@@ -84,9 +80,7 @@ impl Ppu {
         if bg_low {
             self.dots = start + 1;
             self.report_bus(0x2000, cart);
-            for tile in 2..super::LINE_TILES {
-                self.background_tile_reporting::<false, false>(tile, cart);
-            }
+            self.background_tiles_quiet(2, super::LINE_TILES - 2, cart);
         } else {
             for tile in 2..super::LINE_TILES {
                 self.background_tile_timed(tile, cart, start + 8 * (tile as u64 - 2));
@@ -106,9 +100,7 @@ impl Ppu {
         if bg_low {
             self.dots = start + 321;
             self.report_bus(0x2000, cart);
-            for tile in 0..2 {
-                self.background_tile_reporting::<false, false>(tile, cart);
-            }
+            self.background_tiles_quiet(0, 2, cart);
         } else {
             for tile in 0..2 {
                 self.background_tile_timed(tile, cart, start + 320 + 8 * tile as u64);
