@@ -22,6 +22,7 @@ mod a12;
 mod background;
 mod line;
 mod oam_corruption;
+mod oam_scan;
 mod open_bus;
 pub mod palette;
 mod registers;

@@ -85,31 +85,32 @@ impl Ppu {
         // `run_dots` kept the compiler from taking the fetch loops' "does
         // the mapper watch the bus" test out of them (~9 % more; measured
         // with cachegrind on lunarlimit, see BENCHMARKS.md).
+        // The in-range sprites from `first` on, all found at once
+        // (`oam_scan.rs`); the evaluation copies the first 8 of them.
         let height = self.sprite_height();
         let line = self.scanline;
         let first = self.eval.first();
+        let in_range = super::oam_scan::in_range(&self.oam, line, height);
+        let mut pending = in_range & (!0u64 << first);
         let mut found = 0usize;
-        let mut n = first;
-        let mut first_in_range = false;
-        while n < 64 && found < 8 {
-            let y = self.oam[n * 4];
-            if line.wrapping_sub(y as u16) < height {
-                self.secondary_oam[found * 4..found * 4 + 4]
-                    .copy_from_slice(&self.oam[n * 4..n * 4 + 4]);
-                first_in_range |= n == first;
-                found += 1;
+        let mut n = 64;
+        while pending != 0 {
+            let sprite = pending.trailing_zeros() as usize;
+            self.secondary_oam[found * 4..found * 4 + 4]
+                .copy_from_slice(&self.oam[sprite * 4..sprite * 4 + 4]);
+            found += 1;
+            pending &= pending - 1;
+            if found == 8 {
+                n = sprite + 1;
+                break;
             }
-            n += 1;
         }
         // Every sprite's Y is copied into the slot being filled before its
         // range test; of those not in range only the last one's stays.
-        if found < 8 {
-            let y = self.oam[63 * 4];
-            if line.wrapping_sub(y as u16) >= height {
-                self.secondary_oam[found * 4] = y;
-            }
+        if found < 8 && in_range >> 63 == 0 {
+            self.secondary_oam[found * 4] = self.oam[63 * 4];
         }
-        if first_in_range {
+        if in_range >> first & 1 != 0 {
             self.eval.found_in_range(first);
         }
         self.finish_whole_line(found, n, 0);
