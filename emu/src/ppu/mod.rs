@@ -283,15 +283,20 @@ impl Ppu {
         }
     }
 
-    /// Runs `dots` dots. Used for catch-up: whole lines inside the run are
-    /// done line at a time (see `line.rs`), the rest dot by dot.
+    /// Runs `dots` dots. Used for catch-up: whole lines and line ends
+    /// inside the run are done line at a time (see `line.rs`), whole tiles
+    /// tile at a time, the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            // A line at once only with no code/data log attached: the
-            // whole-line paths log nothing, a logged run takes the tile
-            // and dot paths, which do (`access_log.rs`).
-            if self.dot == 0
-                && dots >= DOTS_PER_SCANLINE as u32
+            // The rest of the line at once (all of it from dot 0) only with
+            // no code/data log attached: the whole-line paths log nothing,
+            // a logged run takes the tile and dot paths, which do
+            // (`access_log.rs`). From a tile boundary up to dot 248, so
+            // that the line's remaining fetches are whole tiles.
+            let dot = self.dot;
+            if dot & 7 == 0
+                && dot <= 248
+                && dots >= (DOTS_PER_SCANLINE - dot) as u32
                 && cart.access_log.is_none()
                 && !self.exact_ticking
             {
@@ -299,17 +304,25 @@ impl Ppu {
                 // where no mapper watches, is smaller and faster (its
                 // fetches' "does the mapper watch" tests fold away).
                 if !cart.watches_ppu() {
-                    dots -= self.run_line(cart);
-                    continue;
-                }
-                if self.rendering_active() {
+                    if dot == 0 {
+                        dots -= self.run_line(cart);
+                        continue;
+                    }
+                    if self.rendering_active() {
+                        dots -= self.run_line_rest(cart);
+                        continue;
+                    }
+                } else if self.rendering_active() {
                     dots -= self.run_line_watched(cart);
                     continue;
                 }
             }
-            if dots >= 8 && self.run_tile(cart) {
-                dots -= 8;
-                continue;
+            if dots >= 8 {
+                let ran = self.run_tiles(dots, cart);
+                if ran > 0 {
+                    dots -= ran;
+                    continue;
+                }
             }
             // The dots before the next event only count (see `tick`): in
             // one step. Off the rendered lines (VBL, rendering off) that is
