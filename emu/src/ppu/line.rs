@@ -174,11 +174,28 @@ impl Ppu {
         self.next_event = 0;
     }
 
+    /// Dots 249-256 where no mapper watches the bus and no log is kept:
+    /// the line's last tile, then dot 256's work (the pixels drawn, the
+    /// evaluation finished, the next pixel row). Returns the dots run.
+    fn run_last_tile(&mut self, cart: &mut Cartridge) -> u32 {
+        self.background_tiles_quiet(super::LINE_TILES - 1, 1, cart);
+        self.dots += 8;
+        self.dot = 256;
+        if self.scanline < 240 {
+            self.flush_pixels();
+            self.finish_sprite_evaluation();
+        }
+        self.increment_y();
+        self.next_event = 0;
+        8
+    }
+
     /// Runs the next whole tiles, up to `dots` dots, as tile steps when
     /// they are exactly background tiles' fetches with nothing else due
     /// (dots 1-248 and 321-336 of a rendering line, starting on a tile
-    /// boundary). Returns the dots run: 0, doing nothing, when the next 8
-    /// dots are not such a tile. Where no mapper watches the bus and no log
+    /// boundary; and, quietly, dots 249-256 with dot 256's work). Returns
+    /// the dots run: 0, doing nothing, when the next 8 dots are not such a
+    /// tile. Where no mapper watches the bus and no log
     /// is kept, all of them in one go ([`Ppu::background_tiles_quiet`]);
     /// otherwise one tile (the caller comes back for the next). Also on
     /// boards whose mapper watches the PPU bus: the bus never runs a
@@ -189,11 +206,15 @@ impl Ppu {
         let line = self.scanline;
         if dot & 7 != 0
             || self.exact_ticking
-            || !(dot <= 240 || dot == 320 || dot == 328)
+            || !(dot <= 248 || dot == 320 || dot == 328)
             || !(line < 240 || line == PRE_RENDER_LINE)
             || !self.rendering_enabled()
         {
             return 0;
+        }
+        let quiet = !cart.watches_ppu() && cart.access_log.is_none();
+        if dot == 248 {
+            return if quiet { self.run_last_tile(cart) } else { 0 };
         }
         if dot == 0 {
             self.begin_rendering_line();
@@ -209,7 +230,7 @@ impl Ppu {
             // A mapper watching the bus (MMC3) sees each fetch at its own
             // dot, as ticking would show it: its A12 filter times the gaps.
             self.background_tile_timed(tile, cart, start);
-        } else if cart.access_log.is_none() {
+        } else if quiet {
             // The tiles up to dot 248 (the next one has dot 256's work) or
             // up to the prefetch's end, as many as the dots cover.
             let last = if dot < 256 { 248 } else { 336 };

@@ -180,6 +180,8 @@ pub struct Ppu {
     /// PPU A12 as last reported to a mapper watching the bus (see
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
+    /// The pixel values' colours under the current palette (`render.rs`).
+    colors: render::PixelColors,
 }
 
 impl Default for Ppu {
@@ -238,6 +240,7 @@ impl Ppu {
             exact_ticking: false,
             stale: Box::default(),
             reported_a12: false,
+            colors: render::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
         }
     }
 
@@ -323,6 +326,15 @@ impl Ppu {
                     dots -= ran;
                     continue;
                 }
+            }
+            if (256..320).contains(&dot)
+                && self.rendering_active()
+                && !self.exact_ticking
+                && !cart.watches_ppu()
+                && cart.access_log.is_none()
+            {
+                dots -= self.run_sprite_fetches(dots, cart);
+                continue;
             }
             // The dots before the next event only count (see `tick`): in
             // one step. Off the rendered lines (VBL, rendering off) that is

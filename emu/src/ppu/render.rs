@@ -42,15 +42,14 @@ impl Ppu {
             self.frame_buffer[row + from..row + until as usize].fill(color);
             return;
         }
-        // Colours of the 16 background and 16 sprite pixel values, with the
-        // transparent ones mapped to the backdrop.
-        let mut bg_colors = [0u8; 16];
-        let mut sprite_colors = [0u8; 16];
-        for p in 0..16 {
-            let bg_index = if p & 3 == 0 { 0 } else { p };
-            bg_colors[p] = self.palette[bg_index] & grey;
-            sprite_colors[p] = self.palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
+        if !self.colors.made_from(&self.palette, grey) {
+            self.colors = PixelColors::new(&self.palette, grey);
         }
+        let PixelColors {
+            bg: bg_colors,
+            sprite: sprite_colors,
+            ..
+        } = self.colors;
         let show_bg = self.mask & MASK_BG != 0;
         let (sprites_from, sprites_to) = self.sprite_span;
         let show_sprites = self.mask & MASK_SPRITES != 0 && sprites_from < sprites_to;
@@ -103,6 +102,47 @@ impl Ppu {
                 line[x] = sprite_colors[(sprite & 0x0F) as usize];
             }
         }
+    }
+}
+
+/// The colours of the 16 background and 16 sprite pixel values, the
+/// transparent ones mapped to the backdrop, for a palette and greyscale
+/// mask: kept from one flush to the next, as building them cost about as
+/// much as drawing the pixels of a short flush (a raster-effect game
+/// flushes a few pixels at a time, issue 46).
+#[derive(Debug, Clone)]
+pub(super) struct PixelColors {
+    /// What they were made from: palette RAM and the greyscale mask.
+    palette: [u8; 32],
+    grey: u8,
+    bg: [u8; 16],
+    sprite: [u8; 16],
+}
+
+impl PixelColors {
+    pub(super) fn new(palette: &[u8; 32], grey: u8) -> PixelColors {
+        let mut bg = [0u8; 16];
+        let mut sprite = [0u8; 16];
+        for p in 0..16 {
+            bg[p] = palette[if p & 3 == 0 { 0 } else { p }] & grey;
+            sprite[p] = palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
+        }
+        PixelColors {
+            palette: *palette,
+            grey,
+            bg,
+            sprite,
+        }
+    }
+
+    /// Whether these are the colours of `palette` under `grey`. Compared
+    /// in four 8-byte words: an array comparison became a `memcmp` call.
+    #[inline(always)]
+    fn made_from(&self, palette: &[u8; 32], grey: u8) -> bool {
+        let words = |p: &[u8; 32]| -> [u64; 4] {
+            std::array::from_fn(|i| u64::from_le_bytes(p[i * 8..i * 8 + 8].try_into().unwrap()))
+        };
+        self.grey == grey && words(&self.palette) == words(palette)
     }
 }
 

@@ -293,6 +293,59 @@ impl Ppu {
         self.dot = 319;
     }
 
+    /// Runs dots from the current one (256-319) up to `dots` dots but not
+    /// past dot 320, where no mapper watches the bus and no log is kept:
+    /// the sprite slots' fetches whose dots the span covers, in one step,
+    /// instead of one tick per fetch dot. Nothing outside the PPU can
+    /// change what they fetch inside one catch-up (a register or mapper
+    /// write ends it), so doing them together gives what ticking gives.
+    /// Returns the dots run.
+    pub(super) fn run_sprite_fetches(&mut self, dots: u32, cart: &Cartridge) -> u32 {
+        let from = self.dot;
+        debug_assert!((256..320).contains(&from) && self.rendering_active());
+        let to = (from as u32 + dots).min(320) as u16;
+        self.oam_addr = 0;
+        if from < 257 {
+            self.begin_sprite_fetches();
+        }
+        let pre_render = self.scanline == PRE_RENDER_LINE;
+        for slot in 0..8 {
+            // The slot's pattern fetches: low plane at dot 261 + 8·slot,
+            // high plane 2 dots later.
+            let lo_dot = 261 + 8 * slot as u16;
+            let hi_dot = lo_dot + 2;
+            if hi_dot <= from {
+                continue;
+            }
+            if lo_dot > to {
+                break;
+            }
+            let used = if pre_render {
+                self.pre_render_slot_in_range(slot)
+            } else {
+                slot < self.fetch_sprite_count as usize
+            };
+            if !used {
+                continue;
+            }
+            let addr = self.sprite_pattern_address(slot);
+            if lo_dot > from {
+                self.sprite_lo_latch = cart.ppu_read(addr);
+            }
+            if hi_dot <= to {
+                let hi = cart.ppu_read(addr | 8);
+                self.sprite_row_fetched(slot, self.sprite_lo_latch, hi, pre_render);
+            }
+        }
+        if pre_render && from < 304 && to >= 280 {
+            self.copy_vertical();
+        }
+        self.dots += (to - from) as u64;
+        self.dot = to;
+        self.next_event = 0;
+        (to - from) as u32
+    }
+
     /// Dot 257: the fetches start (horizontal scroll reloaded, the
     /// evaluation's result latched, the sprite buffer emptied).
     fn begin_sprite_fetches(&mut self) {
