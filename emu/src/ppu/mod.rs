@@ -25,6 +25,7 @@ mod oam_corruption;
 mod oam_scan;
 mod open_bus;
 pub mod palette;
+mod pixel_colors;
 mod registers;
 mod render;
 mod scroll;
@@ -181,7 +182,7 @@ pub struct Ppu {
     /// [`Ppu::report_bus`]).
     reported_a12: bool,
     /// The pixel values' colours under the current palette (`render.rs`).
-    colors: render::PixelColors,
+    colors: pixel_colors::PixelColors,
 }
 
 impl Default for Ppu {
@@ -240,7 +241,7 @@ impl Ppu {
             exact_ticking: false,
             stale: Box::default(),
             reported_a12: false,
-            colors: render::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
+            colors: pixel_colors::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
         }
     }
 

@@ -4,6 +4,7 @@
 //! mid-line change of $2001, fine X or the palette, and a $2002 read of the
 //! sprite 0 flag, all happen at the exact pixel they would on hardware).
 
+use super::pixel_colors::PixelColors;
 use super::{
     palette, Ppu, MASK_BG, MASK_BG_LEFT, MASK_GREYSCALE, MASK_SPRITES, MASK_SPRITES_LEFT, WIDTH,
 };
@@ -102,47 +103,6 @@ impl Ppu {
                 line[x] = sprite_colors[(sprite & 0x0F) as usize];
             }
         }
-    }
-}
-
-/// The colours of the 16 background and 16 sprite pixel values, the
-/// transparent ones mapped to the backdrop, for a palette and greyscale
-/// mask: kept from one flush to the next, as building them cost about as
-/// much as drawing the pixels of a short flush (a raster-effect game
-/// flushes a few pixels at a time, issue 46).
-#[derive(Debug, Clone)]
-pub(super) struct PixelColors {
-    /// What they were made from: palette RAM and the greyscale mask.
-    palette: [u8; 32],
-    grey: u8,
-    bg: [u8; 16],
-    sprite: [u8; 16],
-}
-
-impl PixelColors {
-    pub(super) fn new(palette: &[u8; 32], grey: u8) -> PixelColors {
-        let mut bg = [0u8; 16];
-        let mut sprite = [0u8; 16];
-        for p in 0..16 {
-            bg[p] = palette[if p & 3 == 0 { 0 } else { p }] & grey;
-            sprite[p] = palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
-        }
-        PixelColors {
-            palette: *palette,
-            grey,
-            bg,
-            sprite,
-        }
-    }
-
-    /// Whether these are the colours of `palette` under `grey`. Compared
-    /// in four 8-byte words: an array comparison became a `memcmp` call.
-    #[inline(always)]
-    fn made_from(&self, palette: &[u8; 32], grey: u8) -> bool {
-        let words = |p: &[u8; 32]| -> [u64; 4] {
-            std::array::from_fn(|i| u64::from_le_bytes(p[i * 8..i * 8 + 8].try_into().unwrap()))
-        };
-        self.grey == grey && words(&self.palette) == words(palette)
     }
 }
 
