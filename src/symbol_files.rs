@@ -43,7 +43,11 @@ pub const UNBANKED_PRG: usize = 0x8000;
 /// What the files are checked against: the ROM's file name, sizes and
 /// vectors (`profiler::symbols::RomShape`).
 pub fn rom_shape(rom: &Path, cart: &emu::Cartridge) -> RomShape {
-    let chr_rom = if cart.chr_writable { 0 } else { cart.chr.len() };
+    let chr_rom = if cart.chr_writable {
+        0
+    } else {
+        cart.chr().len()
+    };
     let name = rom
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

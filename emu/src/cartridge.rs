@@ -7,12 +7,17 @@ use std::path::Path;
 use crate::access_log::AccessLog;
 use crate::error::{EmuError, RomProblem};
 use crate::mapper::{self, Banks, BoardSizes, Mapper, RamHalves, CHR_PAGE, PRG_PAGE};
+use crate::pattern_rows::{PatternRows, PatternTable};
 use crate::rom::{Header, Mirroring, RomImage};
 
 pub struct Cartridge {
     pub header: Header,
     pub prg_rom: Vec<u8>,
-    pub chr: Vec<u8>,
+    /// CHR ROM or RAM. Private: every write must also update
+    /// `pattern_rows` (see [`Cartridge::fill_chr`]).
+    chr: Vec<u8>,
+    /// `chr` decoded for drawing (`pattern_rows.rs`).
+    pattern_rows: PatternRows,
     pub chr_writable: bool,
     pub prg_ram: Vec<u8>,
     pub nametable_ram: Vec<u8>,
@@ -75,10 +80,12 @@ impl Cartridge {
         }
         let watches_ppu_bus = mapper.watches_ppu_bus();
         let bus_conflicts = mapper.bus_conflicts();
+        let pattern_rows = PatternRows::decode(&chr);
         let mut cart = Cartridge {
             header,
             prg_rom,
             chr,
+            pattern_rows,
             chr_writable,
             prg_ram,
             nametable_ram: vec![0u8; nametable_len],
@@ -225,11 +232,45 @@ impl Cartridge {
         let addr = addr as usize & 0x3FFF;
         if addr < 0x2000 {
             if self.chr_writable {
-                self.chr[self.banks.chr[addr >> 10] + (addr & 0x3FF)] = value;
+                let offset = self.banks.chr[addr >> 10] + (addr & 0x3FF);
+                self.chr[offset] = value;
+                self.pattern_rows.update(&self.chr, offset);
             }
         } else {
             self.nametable_ram[self.banks.nametables[(addr >> 10) & 3] + (addr & 0x3FF)] = value;
         }
+    }
+
+    /// The decoded rows of the pattern table at PPU address `base` ($0000
+    /// or $1000) through the banks mapped now.
+    #[inline(always)]
+    pub fn pattern_table(&self, base: u16) -> PatternTable<'_> {
+        let first = (base as usize >> 10) & 4;
+        let c = &self.banks.chr;
+        self.pattern_rows
+            .table([c[first], c[first + 1], c[first + 2], c[first + 3]])
+    }
+
+    /// Nametable `which` (0-3, as PPU address bits 10-11 select it) under
+    /// the current mirroring: 1 KiB, tiles then attributes.
+    #[inline(always)]
+    pub fn nametable(&self, which: usize) -> &[u8; 0x400] {
+        let base = self.banks.nametables[which & 3];
+        self.nametable_ram[base..base + 0x400]
+            .try_into()
+            .expect("nametables are 1 KiB")
+    }
+
+    /// CHR ROM or RAM, as the board holds it.
+    pub fn chr(&self) -> &[u8] {
+        &self.chr
+    }
+
+    /// Lets `fill` write the whole of CHR memory (a movie's power-on RAM
+    /// contents), then decodes it again.
+    pub fn fill_chr(&mut self, fill: impl FnOnce(&mut [u8])) {
+        fill(&mut self.chr);
+        self.pattern_rows = PatternRows::decode(&self.chr);
     }
 
     /// Reports the PPU address bus to mappers that count A12 edges.

@@ -54,6 +54,7 @@ pub mod memory_log;
 pub mod memory_profile;
 pub mod movie;
 pub mod nes;
+pub mod pattern_rows;
 pub mod ppu;
 pub mod probes;
 pub mod rom;

@@ -660,7 +660,10 @@ impl Nes {
     /// drawn and read. The code side comes from the flow counts.
     pub fn record_accesses(&mut self) {
         let cart = &mut self.bus.cart;
-        cart.access_log = Some(Box::new(AccessLog::new(cart.prg_rom.len(), cart.chr.len())));
+        cart.access_log = Some(Box::new(AccessLog::new(
+            cart.prg_rom.len(),
+            cart.chr().len(),
+        )));
         // Attached before the first instruction: the reset already read its
         // vector (at power-on, under the banks mapped now), which the log
         // would otherwise miss (FCEUX, logging from power-on, marks it).

@@ -46,7 +46,7 @@ pub fn power_on(cart: Cartridge, init: RamInit) -> Nes {
     }
     filler.fill(&mut nes.bus.ppu.oam, true);
     if nes.bus.cart.chr_writable {
-        filler.fill(&mut nes.bus.cart.chr, false);
+        nes.bus.cart.fill_chr(|chr| filler.fill(chr, false));
     }
     nes.bus.ppu.frame = FRAMES_AT_POWER_ON;
     nes

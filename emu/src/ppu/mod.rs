@@ -23,8 +23,10 @@ mod background;
 mod data_read;
 mod line;
 mod oam_corruption;
+mod oam_scan;
 mod open_bus;
 pub mod palette;
+mod pixel_colors;
 mod registers;
 mod render;
 mod scroll;
@@ -188,6 +190,8 @@ pub struct Ppu {
     /// the flags when they find them and a read compares its dot.
     sprite0_hit_from: u32,
     sprite_overflow_from: u32,
+    /// The pixel values' colours under the current palette (`render.rs`).
+    colors: pixel_colors::PixelColors,
 }
 
 impl Default for Ppu {
@@ -248,6 +252,7 @@ impl Ppu {
             reported_a12: false,
             sprite0_hit_from: 0,
             sprite_overflow_from: 0,
+            colors: pixel_colors::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
         }
     }
 
@@ -293,15 +298,20 @@ impl Ppu {
         }
     }
 
-    /// Runs `dots` dots. Used for catch-up: whole lines inside the run are
-    /// done line at a time (see `line.rs`), the rest dot by dot.
+    /// Runs `dots` dots. Used for catch-up: whole lines and line ends
+    /// inside the run are done line at a time (see `line.rs`), whole tiles
+    /// tile at a time, the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            // A line at once only with no code/data log attached: the
-            // whole-line paths log nothing, a logged run takes the tile
-            // and dot paths, which do (`access_log.rs`).
-            if self.dot == 0
-                && dots >= DOTS_PER_SCANLINE as u32
+            // The rest of the line at once (all of it from dot 0) only with
+            // no code/data log attached: the whole-line paths log nothing,
+            // a logged run takes the tile and dot paths, which do
+            // (`access_log.rs`). From a tile boundary up to dot 248, so
+            // that the line's remaining fetches are whole tiles.
+            let dot = self.dot;
+            if dot & 7 == 0
+                && dot <= 248
+                && dots >= (DOTS_PER_SCANLINE - dot) as u32
                 && cart.access_log.is_none()
                 && !self.exact_ticking
             {
@@ -309,16 +319,33 @@ impl Ppu {
                 // where no mapper watches, is smaller and faster (its
                 // fetches' "does the mapper watch" tests fold away).
                 if !cart.watches_ppu() {
-                    dots -= self.run_line(cart);
-                    continue;
-                }
-                if self.rendering_active() {
+                    if dot == 0 {
+                        dots -= self.run_line(cart);
+                        continue;
+                    }
+                    if self.rendering_active() {
+                        dots -= self.run_line_rest(cart);
+                        continue;
+                    }
+                } else if self.rendering_active() {
                     dots -= self.run_line_watched(cart);
                     continue;
                 }
             }
-            if dots >= 8 && self.run_tile(cart) {
-                dots -= 8;
+            if dots >= 8 {
+                let ran = self.run_tiles(dots, cart);
+                if ran > 0 {
+                    dots -= ran;
+                    continue;
+                }
+            }
+            if (256..320).contains(&dot)
+                && self.rendering_active()
+                && !self.exact_ticking
+                && !cart.watches_ppu()
+                && cart.access_log.is_none()
+            {
+                dots -= self.run_sprite_fetches(dots, cart);
                 continue;
             }
             // The dots before the next event only count (see `tick`): in

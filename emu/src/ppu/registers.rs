@@ -21,6 +21,29 @@ impl Ppu {
         }
     }
 
+    /// [`Ppu::sync_for_cpu`] for an access to `$2005`-`$2007`, which
+    /// neither shows nor changes anything sprite evaluation uses (OAM,
+    /// OAMADDR, the sprite size, rendering on or off, the overflow flag):
+    /// the pixels so far are drawn, the evaluation stays lazy. Catching it
+    /// up step by step on every mid-line scroll write was a tenth of the
+    /// PPU's cost in a raster-effect game (fff, issue 46).
+    #[inline(always)]
+    fn sync_pixels_for_cpu(&mut self) {
+        if self.scanline < 240 {
+            self.flush_pixels();
+        }
+    }
+
+    /// The sync an access to register `addr` needs.
+    #[inline(always)]
+    fn sync_for_register(&mut self, addr: u16) {
+        if addr & 7 >= 5 {
+            self.sync_pixels_for_cpu();
+        } else {
+            self.sync_for_cpu();
+        }
+    }
+
     /// Bits 6 and 5 of $2002 (sprite 0 hit, sprite overflow) as they are
     /// now: a $2002 read latches VBL when M2 rises but takes these when it
     /// falls, later in the cycle (AccuracyCoin "$2002 flag timing").
@@ -30,7 +53,7 @@ impl Ppu {
     }
 
     pub fn read_register(&mut self, addr: u16, cart: &mut Cartridge) -> u8 {
-        self.sync_for_cpu();
+        self.sync_for_register(addr);
         let now = self.dots;
         match addr & 7 {
             2 => {
@@ -94,7 +117,7 @@ impl Ppu {
     }
 
     pub fn write_register(&mut self, addr: u16, value: u8, cart: &mut Cartridge) {
-        self.sync_for_cpu();
+        self.sync_for_register(addr);
         self.reschedule();
         self.open_bus.refresh(value, 0xFF, self.dots);
         match addr & 7 {

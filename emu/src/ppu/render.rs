@@ -4,6 +4,7 @@
 //! mid-line change of $2001, fine X or the palette, and a $2002 read of the
 //! sprite 0 flag, all happen at the exact pixel they would on hardware).
 
+use super::pixel_colors::PixelColors;
 use super::{
     palette, Ppu, MASK_BG, MASK_BG_LEFT, MASK_GREYSCALE, MASK_SPRITES, MASK_SPRITES_LEFT, WIDTH,
 };
@@ -42,15 +43,14 @@ impl Ppu {
             self.frame_buffer[row + from..row + until as usize].fill(color);
             return;
         }
-        // Colours of the 16 background and 16 sprite pixel values, with the
-        // transparent ones mapped to the backdrop.
-        let mut bg_colors = [0u8; 16];
-        let mut sprite_colors = [0u8; 16];
-        for p in 0..16 {
-            let bg_index = if p & 3 == 0 { 0 } else { p };
-            bg_colors[p] = self.palette[bg_index] & grey;
-            sprite_colors[p] = self.palette[if p & 3 == 0 { 0 } else { 0x10 | p }] & grey;
+        if !self.colors.made_from(&self.palette, grey) {
+            self.colors = PixelColors::new(&self.palette, grey);
         }
+        let PixelColors {
+            bg: bg_colors,
+            sprite: sprite_colors,
+            ..
+        } = self.colors;
         let show_bg = self.mask & MASK_BG != 0;
         let (sprites_from, sprites_to) = self.sprite_span;
         let show_sprites = self.mask & MASK_SPRITES != 0 && sprites_from < sprites_to;

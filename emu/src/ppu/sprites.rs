@@ -85,39 +85,32 @@ impl Ppu {
         // `run_dots` kept the compiler from taking the fetch loops' "does
         // the mapper watch the bus" test out of them (~9 % more; measured
         // with cachegrind on lunarlimit, see BENCHMARKS.md).
-        //
-        // The loop does only what a sprite out of range (most of them)
-        // needs: the eighth find is tested where a sprite is found, the
-        // first sprite's range before the loop. 8 instructions per sprite
-        // out of range, where testing both in the loop took 11 or 12 (the
-        // compiler's choice moved with unrelated changes; BENCHMARKS.md,
-        // AccuracyCoin).
+        // The in-range sprites from `first` on, all found at once
+        // (`oam_scan.rs`); the evaluation copies the first 8 of them.
         let height = self.sprite_height();
         let line = self.scanline;
         let first = self.eval.first();
-        let first_in_range = line.wrapping_sub(self.oam[first * 4] as u16) < height;
+        let in_range = super::oam_scan::in_range(&self.oam, line, height);
+        let mut pending = in_range & (!0u64 << first);
         let mut found = 0usize;
-        let mut n = first;
-        while n < 64 {
-            let at = n * 4;
-            n += 1;
-            if line.wrapping_sub(self.oam[at] as u16) < height {
-                self.secondary_oam[found * 4..found * 4 + 4].copy_from_slice(&self.oam[at..at + 4]);
-                found += 1;
-                if found == 8 {
-                    break;
-                }
+        let mut n = 64;
+        while pending != 0 {
+            let sprite = pending.trailing_zeros() as usize;
+            self.secondary_oam[found * 4..found * 4 + 4]
+                .copy_from_slice(&self.oam[sprite * 4..sprite * 4 + 4]);
+            found += 1;
+            pending &= pending - 1;
+            if found == 8 {
+                n = sprite + 1;
+                break;
             }
         }
         // Every sprite's Y is copied into the slot being filled before its
         // range test; of those not in range only the last one's stays.
-        if found < 8 {
-            let y = self.oam[63 * 4];
-            if line.wrapping_sub(y as u16) >= height {
-                self.secondary_oam[found * 4] = y;
-            }
+        if found < 8 && in_range >> 63 == 0 {
+            self.secondary_oam[found * 4] = self.oam[63 * 4];
         }
-        if first_in_range {
+        if in_range >> first & 1 != 0 {
             self.eval.found_in_range(first);
         }
         self.finish_whole_line(found, n, 0);
@@ -303,6 +296,59 @@ impl Ppu {
             }
         }
         self.dot = 319;
+    }
+
+    /// Runs dots from the current one (256-319) up to `dots` dots but not
+    /// past dot 320, where no mapper watches the bus and no log is kept:
+    /// the sprite slots' fetches whose dots the span covers, in one step,
+    /// instead of one tick per fetch dot. Nothing outside the PPU can
+    /// change what they fetch inside one catch-up (a register or mapper
+    /// write ends it), so doing them together gives what ticking gives.
+    /// Returns the dots run.
+    pub(super) fn run_sprite_fetches(&mut self, dots: u32, cart: &Cartridge) -> u32 {
+        let from = self.dot;
+        debug_assert!((256..320).contains(&from) && self.rendering_active());
+        let to = (from as u32 + dots).min(320) as u16;
+        self.oam_addr = 0;
+        if from < 257 {
+            self.begin_sprite_fetches();
+        }
+        let pre_render = self.scanline == PRE_RENDER_LINE;
+        for slot in 0..8 {
+            // The slot's pattern fetches: low plane at dot 261 + 8·slot,
+            // high plane 2 dots later.
+            let lo_dot = 261 + 8 * slot as u16;
+            let hi_dot = lo_dot + 2;
+            if hi_dot <= from {
+                continue;
+            }
+            if lo_dot > to {
+                break;
+            }
+            let used = if pre_render {
+                self.pre_render_slot_in_range(slot)
+            } else {
+                slot < self.fetch_sprite_count as usize
+            };
+            if !used {
+                continue;
+            }
+            let addr = self.sprite_pattern_address(slot);
+            if lo_dot > from {
+                self.sprite_lo_latch = cart.ppu_read(addr);
+            }
+            if hi_dot <= to {
+                let hi = cart.ppu_read(addr | 8);
+                self.sprite_row_fetched(slot, self.sprite_lo_latch, hi, pre_render);
+            }
+        }
+        if pre_render && from < 304 && to >= 280 {
+            self.copy_vertical();
+        }
+        self.dots += (to - from) as u64;
+        self.dot = to;
+        self.next_event = 0;
+        (to - from) as u32
     }
 
     /// Dot 257: the fetches start (horizontal scroll reloaded, the
