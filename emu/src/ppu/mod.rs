@@ -35,6 +35,7 @@ mod stale;
 mod stale_state;
 #[cfg(test)]
 mod test_support;
+mod tile_row;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;
@@ -183,6 +184,8 @@ pub struct Ppu {
     reported_a12: bool,
     /// The pixel values' colours under the current palette (`render.rs`).
     colors: pixel_colors::PixelColors,
+    /// The last whole line's tile row, for the next lines (`tile_row.rs`).
+    tile_row: Box<tile_row::TileRow>,
 }
 
 impl Default for Ppu {
@@ -242,6 +245,7 @@ impl Ppu {
             stale: Box::default(),
             reported_a12: false,
             colors: pixel_colors::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
+            tile_row: Box::default(),
         }
     }
 
