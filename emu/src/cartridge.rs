@@ -20,7 +20,11 @@ pub struct Cartridge {
     pattern_rows: PatternRows,
     pub chr_writable: bool,
     pub prg_ram: Vec<u8>,
-    pub nametable_ram: Vec<u8>,
+    /// Private: every write must also count in `nametable_writes`.
+    nametable_ram: Vec<u8>,
+    /// Writes to nametable RAM so far: the PPU keeps a tile row's fetch
+    /// results while this and the mapping stay the same (`ppu/tile_row.rs`).
+    nametable_writes: u64,
     pub banks: Banks,
     mapper: Box<dyn Mapper>,
     watches_ppu_bus: bool,
@@ -89,6 +93,7 @@ impl Cartridge {
             chr_writable,
             prg_ram,
             nametable_ram: vec![0u8; nametable_len],
+            nametable_writes: 0,
             banks: Banks::new(),
             mapper,
             watches_ppu_bus,
@@ -238,6 +243,7 @@ impl Cartridge {
             }
         } else {
             self.nametable_ram[self.banks.nametables[(addr >> 10) & 3] + (addr & 0x3FF)] = value;
+            self.nametable_writes += 1;
         }
     }
 
@@ -259,6 +265,19 @@ impl Cartridge {
         self.nametable_ram[base..base + 0x400]
             .try_into()
             .expect("nametables are 1 KiB")
+    }
+
+    /// Writes to nametable RAM so far (any change of its contents counts).
+    #[inline(always)]
+    pub fn nametable_writes(&self) -> u64 {
+        self.nametable_writes
+    }
+
+    /// Lets `fill` write the whole of nametable RAM (a movie's power-on
+    /// RAM contents).
+    pub fn fill_nametables(&mut self, fill: impl FnOnce(&mut [u8])) {
+        fill(&mut self.nametable_ram);
+        self.nametable_writes += 1;
     }
 
     /// CHR ROM or RAM, as the board holds it.

@@ -93,8 +93,26 @@ impl PatternTable<'_> {
     /// Row `fine_y` (0-7) of tile `tile`.
     #[inline(always)]
     pub fn row(&self, tile: u8, fine_y: usize) -> u64 {
-        let page = self.pages[(tile >> 6) as usize];
-        self.rows[page + (tile as usize & 63) * 8 + fine_y]
+        self.rows[self.tile_entry(tile) + fine_y]
+    }
+
+    /// Where tile `tile`'s rows start: row `fine_y` is
+    /// [`PatternTable::row_at`]`(entry + fine_y)`.
+    #[inline(always)]
+    pub fn tile_entry(&self, tile: u8) -> usize {
+        self.pages[(tile >> 6) as usize] + (tile as usize & 63) * 8
+    }
+
+    /// The row at `entry` (from [`PatternTable::tile_entry`]).
+    #[inline(always)]
+    pub fn row_at(&self, entry: usize) -> u64 {
+        self.rows[entry]
+    }
+
+    /// The entries of the four pages' first rows: equal for two views,
+    /// the same rows.
+    pub fn pages(&self) -> [usize; 4] {
+        self.pages
     }
 }
 

@@ -39,7 +39,7 @@ pub fn power_on(cart: Cartridge, init: RamInit) -> Nes {
     let mut nes = Nes::new(cart);
     let mut filler = Filler::new(init);
     filler.fill(&mut nes.bus.ram, false);
-    filler.fill(&mut nes.bus.cart.nametable_ram, true);
+    nes.bus.cart.fill_nametables(|ram| filler.fill(ram, true));
     filler.fill(&mut nes.bus.ppu.palette, true);
     for entry in nes.bus.ppu.palette.iter_mut() {
         *entry &= 0x3F;

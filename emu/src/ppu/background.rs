@@ -15,6 +15,7 @@
 //! from CHR memory's decoded pattern rows (`pattern_rows.rs`) and the
 //! nametable row, instead of making the four fetches one by one.
 
+use super::tile_row::TileRowKey;
 use super::{Ppu, CTRL_BG_TABLE, MASK_BG, PRE_RENDER_LINE};
 use crate::access_log::CHR_DRAWN;
 use crate::cartridge::Cartridge;
@@ -71,6 +72,10 @@ impl Ppu {
         if count == 0 {
             return;
         }
+        if first == 2 && count == 32 {
+            self.background_row_kept(cart);
+            return;
+        }
         let v = self.v;
         let fine_y = (v >> 12) as usize & 7;
         let coarse_y = (v >> 5) as usize & 31;
@@ -100,6 +105,61 @@ impl Ppu {
         self.v = (v & !0x041F) | (which as u16 & 1) << 10 | x as u16;
         (self.nt_latch, self.at_latch) = last;
         self.pattern_lo_latch = cart.ppu_read(self.bg_pattern_address());
+    }
+
+    /// A line's 32 tiles from dot 1 on ([`Ppu::background_tiles_quiet`]
+    /// of tiles 2-33), from the kept tile row when it is still what they
+    /// would fetch (`tile_row.rs`), else from a fresh one.
+    fn background_row_kept(&mut self, cart: &Cartridge) {
+        let v = self.v;
+        let fine_y = (v >> 12) as usize & 7;
+        let table = if self.ctrl & CTRL_BG_TABLE != 0 {
+            0x1000
+        } else {
+            0
+        };
+        let patterns = cart.pattern_table(table);
+        let which = (v >> 10) as usize & 3;
+        let key = TileRowKey {
+            v: v & 0x0FFF,
+            pages: patterns.pages(),
+            nametables: [which, which ^ 1].map(|w| cart.nametable(w).as_ptr() as usize),
+            nametable_writes: cart.nametable_writes(),
+        };
+        if self.tile_row.key != Some(key) {
+            self.keep_tile_row(key, &patterns, cart);
+        }
+        let kept = &self.tile_row;
+        let tiles = kept.entries.iter().zip(&kept.palettes);
+        for (out, (&entry, &palette)) in self.bg_line[16..].chunks_exact_mut(8).zip(tiles) {
+            out.copy_from_slice(&(patterns.row_at(entry + fine_y) | palette).to_le_bytes());
+        }
+        // 32 coarse X increments: the same coarse X, the other nametable.
+        self.v = v ^ 0x0400;
+        (self.nt_latch, self.at_latch) = kept.last;
+        self.pattern_lo_latch = cart.ppu_read(self.bg_pattern_address());
+    }
+
+    /// Looks up the 32 tiles' names and palettes of the row `key` says.
+    fn keep_tile_row(&mut self, key: TileRowKey, patterns: &PatternTable, cart: &Cartridge) {
+        let coarse_y = (key.v >> 5) as usize & 31;
+        let mut x = key.v as usize & 31;
+        let mut which = (key.v >> 10) as usize & 3;
+        let mut row = NametableRow::new(cart.nametable(which), coarse_y);
+        let kept = &mut self.tile_row;
+        for i in 0..32 {
+            let (name, palette) = row.tile(x);
+            kept.entries[i] = patterns.tile_entry(name);
+            kept.palettes[i] = ATTRIBUTE_BITS[palette as usize];
+            kept.last = (name, palette);
+            x += 1;
+            if x == 32 {
+                x = 0;
+                which ^= 1;
+                row = NametableRow::new(cart.nametable(which), coarse_y);
+            }
+        }
+        kept.key = Some(key);
     }
 
     /// [`Ppu::background_tile`] for a mapper that watches the PPU bus: the
@@ -225,6 +285,13 @@ impl<'a> NametableRow<'a> {
         }
     }
 
+    /// Tile `x`'s name and palette.
+    #[inline(always)]
+    fn tile(&self, x: usize) -> (u8, u8) {
+        let palette = (self.attributes[x >> 2] >> (self.shift_y | (x & 2))) & 3;
+        (self.names[x], palette)
+    }
+
     /// Draws tiles `x`, `x + 1`, ... into `out` (8 pixel bytes each, as
     /// `Ppu::store_tile` makes them); returns the last tile's name and
     /// palette (the fetch latches' contents after it).
@@ -232,8 +299,7 @@ impl<'a> NametableRow<'a> {
     fn draw(&self, out: &mut [u8], x: usize, patterns: &PatternTable, fine_y: usize) -> (u8, u8) {
         let mut last = (0, 0);
         for (x, pixels) in (x..32).zip(out.chunks_exact_mut(8)) {
-            let name = self.names[x];
-            let palette = (self.attributes[x >> 2] >> (self.shift_y | (x & 2))) & 3;
+            let (name, palette) = self.tile(x);
             let row = patterns.row(name, fine_y) | ATTRIBUTE_BITS[palette as usize];
             pixels.copy_from_slice(&row.to_le_bytes());
             last = (name, palette);
@@ -300,8 +366,8 @@ mod tests {
         ppu.frame_buffer.clone()
     }
 
-    /// A CHR RAM write or a CHR bank switch in the middle of a frame shows
-    /// from the next line on, on the whole-line path (decoded pattern rows)
+    /// A CHR RAM write, a CHR bank switch or nametable writes in the
+    /// middle of a frame show from the next line on, on the whole-line path (decoded pattern rows)
     /// exactly as on the dot-by-dot one.
     #[test]
     fn chr_changes_show_on_the_next_line() {
@@ -312,9 +378,20 @@ mod tests {
             }
         };
         let switch_bank = |cart: &mut Cartridge| cart.cpu_write(0x8000, 1, 0);
+        // Mid tile row (line 100 is row 4 of tile row 12): the kept tile
+        // row must be dropped.
+        let rewrite_names = |cart: &mut Cartridge| {
+            for a in 0x2000..0x2800u16 {
+                let old = cart.ppu_read(a);
+                cart.ppu_write(a, old.wrapping_add(1));
+            }
+        };
         type Change<'a> = &'a dyn Fn(&mut Cartridge);
-        let boards: [(fn() -> Cartridge, Change); 2] =
-            [(chr_ram, &invert_chr), (cnrom, &switch_bank)];
+        let boards: [(fn() -> Cartridge, Change); 3] = [
+            (chr_ram, &invert_chr),
+            (cnrom, &switch_bank),
+            (cnrom, &rewrite_names),
+        ];
         for (board, change) in boards {
             let unchanged = frame(board(), true, |_| {});
             let lines = frame(board(), true, change);

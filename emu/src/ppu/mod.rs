@@ -36,6 +36,7 @@ mod stale;
 mod stale_state;
 #[cfg(test)]
 mod test_support;
+mod tile_row;
 
 use crate::cartridge::Cartridge;
 use open_bus::OpenBus;
@@ -192,6 +193,8 @@ pub struct Ppu {
     sprite_overflow_from: u32,
     /// The pixel values' colours under the current palette (`render.rs`).
     colors: pixel_colors::PixelColors,
+    /// The last whole line's tile row, for the next lines (`tile_row.rs`).
+    tile_row: Box<tile_row::TileRow>,
 }
 
 impl Default for Ppu {
@@ -253,6 +256,7 @@ impl Ppu {
             sprite0_hit_from: 0,
             sprite_overflow_from: 0,
             colors: pixel_colors::PixelColors::new(&palette::POWER_ON_PALETTE, 0x3F),
+            tile_row: Box::default(),
         }
     }
 
