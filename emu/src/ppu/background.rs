@@ -187,7 +187,7 @@ impl Ppu {
     #[inline(always)]
     fn fetch_attribute(&mut self, cart: &mut Cartridge) {
         let v = self.v;
-        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+        let addr = attribute_address(v);
         let shift = ((v >> 4) & 4) | (v & 2);
         self.at_latch = (self.fetch(addr, cart) >> shift) & 3;
     }
@@ -306,6 +306,12 @@ impl<'a> NametableRow<'a> {
         }
         last
     }
+}
+
+/// The attribute byte covering the tile v points at.
+#[inline(always)]
+pub(super) const fn attribute_address(v: u16) -> u16 {
+    0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 //! increments, [`Ppu::vram_access_done`]) is applied when the CPU reads,
 //! as before; the fetch sees v without it, as the console's buffers show.
 
+use super::background::attribute_address;
 use super::scroll::{coarse_x_incremented, horizontal_copied, vertical_copied, y_incremented};
 use super::{Ppu, CTRL_BG_TABLE, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
@@ -73,7 +74,7 @@ impl Ppu {
         Some(match dot {
             1..=256 | 321..=336 => match (dot - 1) & 7 {
                 1 => nametable(v),
-                3 => cart.ppu_read(0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07)),
+                3 => cart.ppu_read(attribute_address(v)),
                 5 => pattern(v, 0),
                 _ => pattern(v, 8),
             },

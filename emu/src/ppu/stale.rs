@@ -395,6 +395,11 @@ mod tests {
         &ppu.frame_buffer[y * WIDTH..(y + 1) * WIDTH]
     }
 
+    /// The x of the pixels of `line` whose colour `keep` accepts.
+    fn xs(line: &[u8], keep: impl Fn(u8) -> bool) -> Vec<usize> {
+        (0..WIDTH).filter(|&x| keep(line[x])).collect()
+    }
+
     /// Rendering off from H-blank of line 6 (after the sprite fetches) into
     /// the middle of line 7: the background shifters still hold line 6's
     /// last two tiles (the first tile of the next nametable, solid, then a
@@ -408,18 +413,18 @@ mod tests {
         blank(&mut ppu, &mut cart, (6, 290), (7, 100));
         run_to(&mut ppu, &mut cart, 9, 0);
         let line7 = row(&ppu, 7);
-        let solid: Vec<usize> = (0..WIDTH).filter(|&x| line7[x] == BG_1).collect();
+        let solid = xs(line7, |c| c == BG_1);
         assert!(
             !solid.is_empty() && solid.iter().all(|&x| (100..112).contains(&x)),
             "stale background on line 7 at {solid:?}"
         );
-        let sprite: Vec<usize> = (0..WIDTH).filter(|&x| line7[x] == SPRITE_1).collect();
+        let sprite = xs(line7, |c| c == SPRITE_1);
         assert_eq!(sprite.len(), 8, "sprite 0 on line 7 at {sprite:?}");
         assert!(sprite[0] < 112, "drawn at once, not at X = 200: {sprite:?}");
         assert!(ppu.sprite0_hit, "the stale pixels overlap");
         // Line 8 (tile row 1, blank): only sprite 0, at its X.
         let line8 = row(&ppu, 8);
-        let sprite: Vec<usize> = (0..WIDTH).filter(|&x| line8[x] != BACKDROP).collect();
+        let sprite = xs(line8, |c| c != BACKDROP);
         assert_eq!(sprite, (200..208).collect::<Vec<_>>());
         assert!(!ppu.stale.active && !ppu.exact_ticking);
     }
@@ -434,7 +439,7 @@ mod tests {
         blank(&mut ppu, &mut cart, (3, 100), (3, 142));
         run_to(&mut ppu, &mut cart, 4, 0);
         let line3 = row(&ppu, 3);
-        let serial: Vec<usize> = (0..WIDTH).filter(|&x| line3[x] == BG_2).collect();
+        let serial = xs(line3, |c| c == BG_2);
         assert!(
             !serial.is_empty() && serial.iter().all(|&x| (142..170).contains(&x)),
             "serial-in pixels at {serial:?}"
@@ -454,7 +459,7 @@ mod tests {
         run_to(&mut ppu, &mut cart, 6, 0);
         let drawn = |y| -> Vec<usize> {
             let line = row(&ppu, y);
-            (0..WIDTH).filter(|&x| line[x] == SPRITE_1).collect()
+            xs(line, |c| c == SPRITE_1)
         };
         let line4 = drawn(4);
         assert_eq!(line4.len(), 8, "{line4:?}");

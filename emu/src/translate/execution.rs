@@ -10,7 +10,7 @@ use crate::code_addr::CodeMap;
 use crate::cpu::opcodes::Flow;
 use crate::cpu::Cpu;
 use crate::flow_counts::FlowCounts;
-use crate::frame_events::{EventKind, FlowEvent, Stamp};
+use crate::frame_events::{EventKind, EventLog, FlowEvent, Stamp};
 use crate::probes::Probes;
 
 impl Translator {
@@ -149,13 +149,7 @@ impl Translator {
             match (block.plain_event, probes.events.as_deref_mut()) {
                 (Some(kind), Some(log)) if executed == n => {
                     let target = probes.code_map.key(&bus.cart.banks, cpu.pc);
-                    log.push(FlowEvent {
-                        kind,
-                        pc: block.ops[n - 1].code(block.code_high),
-                        target,
-                        sp: cpu.s,
-                        at: Stamp::now(bus, log.idle()),
-                    });
+                    Self::log_exit(log, kind, block, target, cpu, bus);
                 }
                 _ => Self::log_run(block, executed, entered, probes, cpu, bus),
             }
@@ -214,17 +208,31 @@ impl Translator {
                 kind => kind,
             };
             if let Some(kind) = kind {
-                log.push(FlowEvent {
-                    kind,
-                    pc: last.code(block.code_high),
-                    target,
-                    sp: cpu.s,
-                    at: Stamp::now(bus, log.idle()),
-                });
+                Self::log_exit(log, kind, block, target, cpu, bus);
             }
         } else if executed > 0 && !bus.attention && !cpu.interrupt_signalled() && wait_loop() {
             log.iteration_begun(first.code(block.code_high), span, entered.0, entered.1);
         }
+    }
+
+    /// Logs `kind`, the transfer of `block`'s last op to code address
+    /// `target`, as it retired just now.
+    #[inline(always)]
+    fn log_exit(
+        log: &mut EventLog,
+        kind: EventKind,
+        block: &Block,
+        target: u32,
+        cpu: &Cpu,
+        bus: &Bus,
+    ) {
+        log.push(FlowEvent {
+            kind,
+            pc: block.ops[block.ops.len() - 1].code(block.code_high),
+            target,
+            sp: cpu.s,
+            at: Stamp::now(bus, log.idle()),
+        });
     }
 
     /// Tells `c` what a complete run of `block`, ending in a `JSR` or
