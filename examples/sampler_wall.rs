@@ -15,7 +15,9 @@
 //! runs bare too: what that prints is the measurement's own noise.
 //! `SAMPLER_WALL_X_MS` and `SAMPLER_WALL_N` in the environment change the
 //! sampler's X and N, to see what the cost is made of (X = 1e9: attached
-//! but never firing; N = 1: what starting and ending a batch costs).
+//! but never firing; N = 1: what starting and ending a batch costs;
+//! `SAMPLER_WALL_DISCARD=1`: batches dropped, not fed, so the builder's
+//! thread costs nothing).
 //!
 //! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
 //! (GAME: a bundled workload or a game of `workloads-games.ron`).
@@ -34,12 +36,23 @@ const SLICE_FRAMES: u64 = 30;
 
 /// Runs `nes` to frame `to`, offering batches after each frame as `nesprof
 /// profile` does.
-fn advance(nes: &mut Nes, replay: &Replay, to: u64, mut builder: Option<&mut Feeder>) {
+fn advance(
+    nes: &mut Nes,
+    replay: &Replay,
+    to: u64,
+    mut builder: Option<&mut Feeder>,
+    discard: bool,
+) {
     while nes.frame_count() < to {
         replay.apply(nes, u64::MAX).expect("movie input");
         nes.run_frame();
         if let (Some(sampler), Some(b)) = (nes.sampler_mut(), builder.as_deref_mut()) {
-            b.offer_from(sampler);
+            if discard {
+                let taken = b.take_from(sampler);
+                drop(taken);
+            } else {
+                b.offer_from(sampler);
+            }
         }
     }
 }
@@ -60,6 +73,10 @@ fn main() {
     let rounds: u32 = args
         .get(4)
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
+    // SAMPLER_WALL_DISCARD=1: the batches are taken from the sampler and
+    // dropped, not fed, to tell the emulation thread's own cost from what
+    // the builder's thread costs it.
+    let discard = std::env::var_os("SAMPLER_WALL_DISCARD").is_some();
     let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
     let movie = workload.movie.expect("a workload with a movie");
     let (_, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
@@ -105,10 +122,10 @@ fn main() {
             for turn in 0..2 {
                 let start = Instant::now();
                 if (turn + slice) % 2 == 0 {
-                    advance(&mut off, &replay, to, None);
+                    advance(&mut off, &replay, to, None, false);
                     pair[0] = start.elapsed();
                 } else {
-                    advance(&mut on, &replay, to, Some(&mut builder));
+                    advance(&mut on, &replay, to, Some(&mut builder), discard);
                     pair[1] = start.elapsed();
                 }
             }

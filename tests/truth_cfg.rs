@@ -322,6 +322,56 @@ fn dense_sampling_is_identical_on_both_engines() {
     }
 }
 
+/// At the thesis' rate (X = 3 ms of emulated time, uniform spacing, N = 25)
+/// with the sampler the only probe, the translator runs its blocks in the
+/// unobserved loop and leaves it only for the blocks a batch may touch:
+/// the batches are still the interpreter's, one for one, on every busy
+/// bundled movie.
+#[test]
+fn thesis_rate_sampling_is_identical_on_both_engines() {
+    use emu::sampling::{SampleCapture, Spacing};
+    for stem in [
+        "tracker",
+        "plasma",
+        "fountain",
+        "swarm",
+        "lunarlimit",
+        "fff",
+    ] {
+        let (_, replay) = workload(stem);
+        let run = |engine: Engine| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_engine(engine);
+            nes.record_taken_targets();
+            let cycles = nes.cycles();
+            nes.attach_sampler(SampleCapture::emulated(
+                5_369,
+                Spacing::Uniform,
+                0,
+                7,
+                25,
+                cycles,
+            ));
+            let mut batches = Vec::new();
+            while nes.frame_count() < 900 {
+                replay.apply(&mut nes, u64::MAX).unwrap();
+                nes.run_frame();
+                let taken = nes.sampler_mut().unwrap().take_batches();
+                batches.extend(taken.iter().map(<[_]>::to_vec));
+            }
+            (batches, nes.retired(), nes.frame_hash())
+        };
+        let (a, b) = (run(Engine::Interpreter), run(Engine::Translator));
+        assert!(a.0.len() > 4_000, "{stem}: {} batches", a.0.len());
+        assert_eq!(a.0.len(), b.0.len(), "{stem}: batch counts differ");
+        for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
+            assert_eq!(x, y, "{stem}: batch {i} differs between the engines");
+        }
+        assert_eq!(a.1, b.1, "{stem}: instructions retired differ");
+        assert_eq!(a.2, b.2, "{stem}: frames differ");
+    }
+}
+
 /// Replaying the recorded batches through a fresh builder gives the live
 /// builder's graph and edge profile exactly (no batches were dropped), for
 /// every builder, also through the sample-stream file format.

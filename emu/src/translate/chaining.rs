@@ -27,20 +27,18 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
     ) -> u64 {
-        // With the sampler the only probe, the chain runs unobserved until
-        // a block could reach the cycle at which the sampler is to be
-        // asked, and again after a batch: the sampler then costs its
-        // batches, not a slower loop between them. (It leaves at a block's
-        // entry, so that a batch begins inside the block where the observed
-        // loop would begin it, and no block is translated from the middle
-        // of another.)
-        let light = probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none();
-        let mut id = first;
-        let mut retired = 0;
-        if light {
+        // With the sampler the only probe, the chain runs unobserved, and
+        // the blocks that may reach the cycle at which the sampler is to be
+        // asked, or run while a batch is collected, run out of line
+        // (`run_sampled_blocks`): the sampler then costs its batches, not a
+        // slower loop between them. (The unobserved loop hands a block over
+        // at its entry, so that a batch begins inside the block where the
+        // observed loop would begin it, and no block is translated from
+        // the middle of another.)
+        if probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none() {
             // (The taken branch targets cost the loop nothing: see
             // `Block::repeat_at_for`.)
-            let (run, next) = match &probes.sampler {
+            return match &probes.sampler {
                 None => {
                     self.run_chain_unobserved::<false>(first, cpu, bus, probes, stop_at_cycle, 0)
                 }
@@ -49,11 +47,8 @@ impl Translator {
                     self.run_chain_unobserved::<true>(first, cpu, bus, probes, stop_at_cycle, due)
                 }
             };
-            match next {
-                Some(next) => (id, retired) = (next, run),
-                None => return run,
-            }
         }
+        let (mut id, mut retired) = (first, 0);
         let mut previous = u32::MAX;
         let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
         // The idle window (see `op::Translated`) lasts from block to
@@ -104,25 +99,6 @@ impl Translator {
                 _ => self.successor(id, bus, cpu.pc),
             };
             match next {
-                // Back to the unobserved loop when it would run the next
-                // block (see above).
-                Some(next) if light && self.runs_unobserved(next, bus, look_at) => {
-                    let (run, next) = self.run_chain_unobserved::<true>(
-                        next,
-                        cpu,
-                        bus,
-                        probes,
-                        stop_at_cycle,
-                        look_at,
-                    );
-                    retired += run;
-                    match next {
-                        Some(next) => id = next,
-                        None => return retired,
-                    }
-                    previous = u32::MAX;
-                    cpu.idle_budget = 0;
-                }
                 Some(next) => id = next,
                 None => {
                     if uncounted {
@@ -136,13 +112,14 @@ impl Translator {
     }
 
     /// [`Translator::run_chain`] with no probe watching (no truth
-    /// recorder, no event log, no memory recorder; `LIGHT`: a sampler
-    /// with no batch before `leave_at`; not `LIGHT`: no sampler): the same
-    /// blocks, stops and idle-loop skipping, with nothing to record
+    /// recorder, no event log, no memory recorder; `LIGHT`: a sampler,
+    /// with no batch due before `leave_at`; not `LIGHT`: no sampler): the
+    /// same blocks, stops and idle-loop skipping, with nothing to record
     /// between blocks, so the loop from block to block does only what
-    /// running them needs. Most runs are this one. Returns the
-    /// instructions retired, and the block it left at (for the observed
-    /// loop to run) if it left for the sampler.
+    /// running them needs. Most runs are this one. A block that could
+    /// reach `leave_at` goes to [`Translator::run_sampled_blocks`] with
+    /// those after it until the batch is done. Returns the instructions
+    /// retired.
     fn run_chain_unobserved<const LIGHT: bool>(
         &mut self,
         first: u32,
@@ -151,9 +128,10 @@ impl Translator {
         probes: &mut Probes,
         stop_at_cycle: u64,
         leave_at: u64,
-    ) -> (u64, Option<u32>) {
-        let leave_at = if LIGHT { leave_at } else { u64::MAX };
-        let stop_at_cycle = stop_at_cycle.min(leave_at);
+    ) -> u64 {
+        let limit = stop_at_cycle;
+        let mut leave_at = if LIGHT { leave_at } else { u64::MAX };
+        let mut stop_at_cycle = limit.min(leave_at);
         let mut id = first;
         let mut retired = 0;
         let mut previous = u32::MAX;
@@ -163,7 +141,7 @@ impl Translator {
         // `run_ops_repeating`): added to the machine before anything else
         // runs it, and before the chain returns.
         let mut owed = 0;
-        loop {
+        'chain: loop {
             let block = &self.blocks[id as usize];
             let entry = block.ops[0].pc;
             // A block that loops back to itself runs again straight away:
@@ -197,10 +175,19 @@ impl Translator {
                     )
                 };
                 // The sampler is asked inside the block that may reach
-                // `leave_at`: the observed loop runs that one.
+                // `leave_at`, out of line: then the chain goes on.
                 if LIGHT && run.left {
                     settle(cpu, bus, run.owed);
-                    return (retired, Some(id));
+                    match self.run_sampled_blocks(id, cpu, bus, probes, limit, &mut retired) {
+                        Some(next) => {
+                            leave_at = probes.sampler.as_ref().map_or(u64::MAX, |s| s.due_cycle());
+                            stop_at_cycle = limit.min(leave_at);
+                            (owed, previous, id) = (0, u32::MAX, next);
+                            cpu.idle_budget = 0;
+                            continue 'chain;
+                        }
+                        None => return retired,
+                    }
                 }
                 owed = run.owed;
                 retired += run.retired;
@@ -220,7 +207,7 @@ impl Translator {
                     if run.completed {
                         self.note_exit(id, cpu.pc, bus);
                     }
-                    return (retired, None);
+                    return retired;
                 }
                 // Back at its entry, a block runs again here unless
                 // `repeat_at` says not to: an idle loop about to be
@@ -244,7 +231,7 @@ impl Translator {
                 None => {
                     settle(cpu, bus, owed);
                     self.note_exit(id, cpu.pc, bus);
-                    return (retired, None);
+                    return retired;
                 }
             }
         }
@@ -254,7 +241,7 @@ impl Translator {
     /// now rather than leave it to the observed loop: it ends before
     /// `leave_at` (where the sampler is to be asked).
     #[inline]
-    fn runs_unobserved(&self, id: u32, bus: &Bus, leave_at: u64) -> bool {
+    pub(super) fn runs_unobserved(&self, id: u32, bus: &Bus, leave_at: u64) -> bool {
         let block = &self.blocks[id as usize];
         let bound = block.ops.len() as u64 * LONGEST_INSTRUCTION as u64;
         bus.cycles + bound < leave_at
@@ -384,7 +371,7 @@ impl Translator {
     /// ran to its end with the CPU at `pc` (no link is made there).
     #[cold]
     #[inline(never)]
-    fn note_exit(&mut self, from: u32, pc: u16, bus: &Bus) {
+    pub(super) fn note_exit(&mut self, from: u32, pc: u16, bus: &Bus) {
         let prg_len = bus.cart.prg_rom.len();
         let banks = &bus.cart.banks;
         self.note_taken(from, pc, |_| {

@@ -131,6 +131,82 @@ impl Translator {
         executed
     }
 
+    /// Runs blocks from block `first` (at the CPU's PC) as the observed
+    /// loop of [`Translator::run_chain`] would with the sampler its only
+    /// probe, while a batch may begin or is being collected: the ops in
+    /// [`Translator::run_ops_sampler_turn`], idle loops skipped through
+    /// [`Translator::skip_idle_iterations`]. Returns the block the
+    /// unobserved loop is to go on with once no batch is being collected
+    /// and the next one is out of its reach, or `None` where the chain
+    /// ends; adds the instructions retired to `retired`.
+    ///
+    /// Called from the unobserved loop itself: going back to the observed
+    /// loop for each batch and into the unobserved loop again after it
+    /// cost more than the batch.
+    #[inline(never)]
+    pub(super) fn run_sampled_blocks(
+        &mut self,
+        first: u32,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+        retired: &mut u64,
+    ) -> Option<u32> {
+        let (mut id, mut previous) = (first, u32::MAX);
+        let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+        cpu.idle_budget = 0;
+        loop {
+            let start = bus.cycles;
+            bus.attention = false;
+            let block = &self.blocks[id as usize];
+            let n = block.ops.len();
+            let mut executed = 0;
+            if bus.cycles < look_at {
+                executed = Self::run_ops(&block.ops, block.live, cpu, bus, look_at);
+            }
+            if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
+                executed += Self::run_ops_sampler_turn(
+                    block,
+                    executed,
+                    cpu,
+                    bus,
+                    stop_at_cycle,
+                    probes,
+                    &mut look_at,
+                );
+            }
+            *retired += executed as u64;
+            if executed < n
+                || Self::must_stop(cpu, bus, stop_at_cycle)
+                || cpu.jammed.is_some()
+                || bus.ppu.frame_complete
+            {
+                if executed == n {
+                    self.note_exit(id, cpu.pc, bus);
+                }
+                return None;
+            }
+            let block = &self.blocks[id as usize];
+            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
+            {
+                *retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                cpu.idle_budget = 0;
+                look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+            }
+            previous = id;
+            let Some(next) = self.successor(id, bus, cpu.pc) else {
+                self.note_exit(id, cpu.pc, bus);
+                return None;
+            };
+            let collecting = probes.sampler.as_ref().is_some_and(|s| s.collecting());
+            if !collecting && self.runs_unobserved(next, bus, look_at) {
+                return Some(next);
+            }
+            id = next;
+        }
+    }
+
     /// The cycle at which running ops must look up from them: `stop_at_cycle`,
     /// or earlier when the sampler is to be asked whether a batch starts (0
     /// while one is being collected, so every op goes through it).
