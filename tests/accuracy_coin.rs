@@ -23,11 +23,6 @@ const KNOWN_FAILURES: &[(&str, u8, &str)] = &[
         2,
         "a well-timed LDA $2007 should corrupt a background low-plane fetch (the address latch overlapping the read)",
     ),
-    (
-        "Hybrid Addresses",
-        2,
-        "a well-timed STA $2006 should corrupt a nametable fetch (a fetch address mixing the old and new v)",
-    ),
 ];
 
 fn check(engine: Engine) -> Result<usize, String> {

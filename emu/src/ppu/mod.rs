@@ -19,6 +19,7 @@
 //! evaluation, and the exact internal values `$2004` returns mid-evaluation.
 
 mod a12;
+mod address_write;
 mod background;
 mod data_read;
 mod line;
@@ -165,6 +166,9 @@ pub struct Ppu {
     read_buffer: u8,
     /// A $2007 read's pending buffer refill: (dot it lands, byte).
     buffer_refill: Option<(u64, u8)>,
+    /// A second $2006 write's new v on its way to the bus while rendering:
+    /// (dot it lands, value) (see `address_write.rs`).
+    pending_v: Option<(u64, u16)>,
     open_bus: OpenBus,
     pub palette: [u8; 32],
 
@@ -245,6 +249,7 @@ impl Ppu {
             rendered_x: 0,
             read_buffer: 0,
             buffer_refill: None,
+            pending_v: None,
             open_bus: OpenBus::default(),
             palette: palette::POWER_ON_PALETTE,
             frame_buffer: vec![0; WIDTH * HEIGHT],
@@ -270,6 +275,7 @@ impl Ppu {
         self.fine_x = 0;
         self.read_buffer = 0;
         self.buffer_refill = None;
+        self.pending_v = None;
         self.odd_frame = false;
         self.next_event = 0;
     }
@@ -307,6 +313,10 @@ impl Ppu {
     /// tile at a time, the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
+            if self.pending_v.is_some() {
+                dots -= self.run_pending_v(dots, cart);
+                continue;
+            }
             // The rest of the line at once (all of it from dot 0) only with
             // no code/data log attached: the whole-line paths log nothing,
             // a logged run takes the tile and dot paths, which do

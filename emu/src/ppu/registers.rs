@@ -37,6 +37,7 @@ impl Ppu {
     /// The sync an access to register `addr` needs.
     #[inline(always)]
     fn sync_for_register(&mut self, addr: u16) {
+        self.land_pending_v();
         if addr & 7 >= 5 {
             self.sync_pixels_for_cpu();
         } else {
@@ -167,9 +168,11 @@ impl Ppu {
                     self.t = (self.t & 0x00FF) | ((value as u16 & 0x3F) << 8);
                 } else {
                     self.t = (self.t & 0xFF00) | value as u16;
-                    self.v = self.t;
+                    self.address_written();
                     if cart.watches_ppu() {
-                        self.report_bus(self.v & 0x3FFF, cart);
+                        // The new v (t), landed or not, as before the
+                        // landing was delayed (`address_write.rs`).
+                        self.report_bus(self.t & 0x3FFF, cart);
                     }
                 }
                 self.w = !self.w;
