@@ -15,7 +15,6 @@
 
 use super::background::attribute_address;
 use super::Ppu;
-use crate::cartridge::Cartridge;
 
 /// Dots from the one on which this emulator handles the second `$2006`
 /// write to the one on which the console's fetches first read the new v.
@@ -50,46 +49,12 @@ impl Ppu {
         }
     }
 
-    /// [`Ppu::run_dots`] while a v is pending: dot by dot (at most
-    /// `dots`) until it has landed. Returns the dots run.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn run_pending_v(&mut self, dots: u32, cart: &mut Cartridge) -> u32 {
-        let Some((at, value)) = self.pending_v else {
-            return 0;
-        };
-        let mut ran = 0;
-        while ran < dots {
-            // `dots` counts the dots run; the next tick runs dot `dots + 1`.
-            let next = self.dots + 1;
-            if next >= at {
-                self.v = value;
-                self.pending_v = None;
-                self.tick(cart);
-                return ran + 1;
-            }
-            if next + 1 == at {
-                let old = self.v;
-                let hybrid = self.hybrid_v(self.dot + 1, old, value);
-                self.v = hybrid;
-                self.tick(cart);
-                // A fetch dot changes no v (the increments are on others).
-                debug_assert_eq!(self.v, hybrid);
-                self.v = old;
-            } else {
-                self.tick(cart);
-            }
-            ran += 1;
-        }
-        ran
-    }
-
     /// The v whose fetch on `dot` of the current line reads the address
     /// the console reads when the new v (`new`) lands on the next dot:
     /// the new v's part of the address's high byte, the old v's part of
     /// its low byte. Unchanged (`old`) on dots that fetch nothing by v or
     /// whose address takes no bits of v above the low byte.
-    fn hybrid_v(&self, dot: u16, old: u16, new: u16) -> u16 {
+    pub(super) fn hybrid_v(&self, dot: u16, old: u16, new: u16) -> u16 {
         let fetching = matches!(dot, 1..=256 | 321..=336) && self.rendering_active();
         let nametable =
             (fetching && dot & 7 == 1) || (matches!(dot, 337 | 339) && self.rendering_active());

@@ -79,11 +79,7 @@ impl Ppu {
         let v = self.v;
         let fine_y = (v >> 12) as usize & 7;
         let coarse_y = (v >> 5) as usize & 31;
-        let table = if self.ctrl & CTRL_BG_TABLE != 0 {
-            0x1000
-        } else {
-            0
-        };
+        let table = self.bg_table();
         let patterns = cart.pattern_table(table);
         let mut x = v as usize & 31;
         let mut which = (v >> 10) as usize & 3;
@@ -113,11 +109,7 @@ impl Ppu {
     fn background_row_kept(&mut self, cart: &Cartridge) {
         let v = self.v;
         let fine_y = (v >> 12) as usize & 7;
-        let table = if self.ctrl & CTRL_BG_TABLE != 0 {
-            0x1000
-        } else {
-            0
-        };
+        let table = self.bg_table();
         let patterns = cart.pattern_table(table);
         let which = (v >> 10) as usize & 3;
         let key = TileRowKey {
@@ -238,14 +230,19 @@ impl Ppu {
         self.nt_latch = self.fetch(0x2000 | (self.v & 0x0FFF), cart);
     }
 
+    /// The background pattern table's base ($2000 bit 4).
     #[inline(always)]
-    fn bg_pattern_address(&self) -> u16 {
-        let table = if self.ctrl & CTRL_BG_TABLE != 0 {
+    pub(super) fn bg_table(&self) -> u16 {
+        if self.ctrl & CTRL_BG_TABLE != 0 {
             0x1000
         } else {
             0
-        };
-        table | (self.nt_latch as u16) << 4 | (self.v >> 12) & 7
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn bg_pattern_address(&self) -> u16 {
+        self.bg_table() | (self.nt_latch as u16) << 4 | (self.v >> 12) & 7
     }
 
     /// Expands a fetched tile row into 8 pixel bytes: pattern bits 0-1,

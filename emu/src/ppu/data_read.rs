@@ -23,7 +23,7 @@
 
 use super::background::attribute_address;
 use super::scroll::{coarse_x_incremented, horizontal_copied, vertical_copied, y_incremented};
-use super::{Ppu, CTRL_BG_TABLE, PRE_RENDER_LINE};
+use super::{Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
 
 /// Dots on a line (0-340).
@@ -45,30 +45,13 @@ impl Ppu {
         if !self.rendering_enabled() || delay < 2 {
             return None;
         }
-        let fetching = |line: u16| line < 240 || line == PRE_RENDER_LINE;
-        let (mut line, mut dot) = (self.scanline, self.dot);
-        let mut v = self.v;
-        for step in 1..=delay {
-            dot += 1;
-            if dot == LINE_DOTS {
-                dot = 0;
-                line = if line == PRE_RENDER_LINE { 0 } else { line + 1 };
-            }
-            // Up to the fetch's address dot, not including it.
-            if step < delay - 1 && fetching(line) {
-                v = v_after_dot(v, self.t, line, dot);
-            }
-        }
+        let (line, dot, v) = self.ahead(delay);
         if !fetching(line) || dot == 0 || dot & 1 == 1 {
             return None;
         }
         let nametable = |v: u16| cart.ppu_read(0x2000 | (v & 0x0FFF));
         let pattern = |v: u16, plane: u16| {
-            let table = if self.ctrl & CTRL_BG_TABLE != 0 {
-                0x1000
-            } else {
-                0
-            };
+            let table = self.bg_table();
             cart.ppu_read(table | (nametable(v) as u16) << 4 | plane | (v >> 12) & 7)
         };
         Some(match dot {
@@ -92,6 +75,93 @@ impl Ppu {
             _ => nametable(v),
         })
     }
+
+    /// The line and dot `delay` (at least 2) dots from now, and v as the
+    /// fetch on that dot reads it if it is a read dot: carried forward
+    /// over the dots before, up to the fetch's address dot (whose own
+    /// events come after its address goes out). On an attribute or
+    /// low-plane address dot the same v holds (no update falls on the dot
+    /// before either).
+    fn ahead(&self, delay: u16) -> (u16, u16, u16) {
+        let (mut line, mut dot) = (self.scanline, self.dot);
+        let mut v = self.v;
+        for step in 1..=delay {
+            dot += 1;
+            if dot == LINE_DOTS {
+                dot = 0;
+                line = if line == PRE_RENDER_LINE { 0 } else { line + 1 };
+            }
+            if step < delay - 1 && fetching(line) {
+                v = v_after_dot(v, self.t, line, dot);
+            }
+        }
+        (line, dot, v)
+    }
+
+    /// The refill of a `$2007` read while rendering, if the state
+    /// machine's read lands on a fetch's dot `delay` dots from now: the
+    /// byte the buffer gets, and, where the read lands on the address dot
+    /// of an attribute or low-plane fetch, that fetch's address changed
+    /// for when it runs (AccuracyCoin "ALE + Read", from its notes).
+    ///
+    /// On a fetch's address dot the latch's ALE and the state machine's
+    /// read are both active: the latch keeps the byte on the bus, the one
+    /// the fetch before read on the dot before, instead of the new
+    /// address's low byte, and both the buffer and the fetch read from the
+    /// new address's high byte with that low byte. (The notes call the
+    /// loop of latch and bus an analogue feedback that their test makes
+    /// stable; here the latch keeps the previous byte, its first step.)
+    /// The nametable fetch's address dot follows the previous tile's
+    /// high-plane read, and this PPU draws a tile's pixels at its
+    /// high-plane fetch: neither is modelled, and the read from v stands
+    /// there as before.
+    pub(super) fn refill_byte(&mut self, delay: u16, cart: &Cartridge) -> Option<u8> {
+        if !self.rendering_enabled() || delay < 2 {
+            return None;
+        }
+        let (line, dot, v) = self.ahead(delay);
+        if fetching(line) && matches!(dot, 1..=256 | 321..=336) && matches!(dot & 7, 3 | 5) {
+            let nametable = cart.ppu_read(0x2000 | (v & 0x0FFF));
+            let (high, low) = if dot & 7 == 3 {
+                (attribute_address(v) & 0x3F00, nametable)
+            } else {
+                let address = self.bg_table() | (nametable as u16) << 4;
+                (address & 0x3F00, cart.ppu_read(attribute_address(v)))
+            };
+            self.pending_latch = Some((self.dots + u64::from(delay), low));
+            return Some(cart.ppu_read(high | low as u16));
+        }
+        self.refill_from_fetch(delay, cart)
+    }
+
+    /// The attribute or low-plane fetch just run (this dot) again, from
+    /// its address's high byte with `low` as the low byte (see
+    /// [`Ppu::refill_byte`]).
+    pub(super) fn refetch_with_latched_low(&mut self, low: u8, cart: &mut Cartridge) {
+        let rendering = self.rendering_enabled() && fetching(self.scanline);
+        if !rendering || !matches!(self.dot, 1..=256 | 321..=336) {
+            return;
+        }
+        match self.dot & 7 {
+            3 => {
+                let v = self.v;
+                let address = attribute_address(v) & 0x3F00 | low as u16;
+                let shift = ((v >> 4) & 4) | (v & 2);
+                self.at_latch = (cart.ppu_read(address) >> shift) & 3;
+            }
+            5 => {
+                let address = self.bg_pattern_address() & 0x3F00 | low as u16;
+                self.pattern_lo_latch = cart.ppu_read(address);
+                self.pattern_lo_addr = address;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether line `line` fetches (with rendering on).
+fn fetching(line: u16) -> bool {
+    line < 240 || line == PRE_RENDER_LINE
 }
 
 /// v after the rendering's own updates at `dot` of fetching line `line`
@@ -206,6 +276,40 @@ mod tests {
             0xA5,
             "tile $FF, high plane"
         );
+    }
+
+    /// On tile 3's low-plane address dot (13) the latch keeps the
+    /// attribute byte read on dot 12 ($C0): the fetch and the buffer read
+    /// $00C0, tile $0C's low plane ($1C), not tile 3's ($13).
+    #[test]
+    fn a_read_on_a_low_plane_address_dot_reads_through_the_latch() {
+        assert_eq!(buffer_after_read_at(13 - DELAY), 0x1C);
+        let (mut ppu, mut cart) = setup();
+        run_to(&mut ppu, &mut cart, 0, 13 - DELAY);
+        ppu.read_register(0x2007, &mut cart);
+        run_to(&mut ppu, &mut cart, 0, 13);
+        assert_eq!(ppu.pattern_lo_latch, 0x1C);
+        // The read's own coarse X increment: tile 5 next, as ever.
+        run_to(&mut ppu, &mut cart, 0, 21);
+        assert_eq!(ppu.pattern_lo_latch, 0x15);
+    }
+
+    /// On tile 3's attribute address dot (11) the latch keeps the
+    /// nametable byte read on dot 10 (3): the fetch and the buffer read
+    /// $2303. (The fetch's v has the read's coarse X increment, as
+    /// before: its own address would be $23C1, $C1, quadrant 0.)
+    #[test]
+    fn a_read_on_an_attribute_address_dot_reads_through_the_latch() {
+        let (mut ppu, mut cart) = setup();
+        cart.ppu_write(0x2303, 0xFF);
+        run_to(&mut ppu, &mut cart, 0, 11 - DELAY);
+        ppu.read_register(0x2007, &mut cart);
+        run_to(&mut ppu, &mut cart, 0, 11);
+        assert_eq!(ppu.at_latch, 3, "$FF's quadrant 0, not $C1's");
+        run_to(&mut ppu, &mut cart, 1, 0);
+        ppu.write_register(0x2001, 0x00, &mut cart);
+        run_to(&mut ppu, &mut cart, 241, 0);
+        assert_eq!(ppu.read_register(0x2007, &mut cart), 0xFF);
     }
 
     /// On an address dot, or with rendering off, the read from v stands.

@@ -27,6 +27,7 @@ mod oam_corruption;
 mod oam_scan;
 mod open_bus;
 pub mod palette;
+mod pending_bus;
 mod pixel_colors;
 mod registers;
 mod render;
@@ -169,6 +170,10 @@ pub struct Ppu {
     /// A second $2006 write's new v on its way to the bus while rendering:
     /// (dot it lands, value) (see `address_write.rs`).
     pending_v: Option<(u64, u16)>,
+    /// A `$2007` read's state machine reading on a fetch's address dot:
+    /// (dot of that fetch, the low address byte the latch kept) (see
+    /// `data_read.rs`).
+    pending_latch: Option<(u64, u8)>,
     open_bus: OpenBus,
     pub palette: [u8; 32],
 
@@ -250,6 +255,7 @@ impl Ppu {
             read_buffer: 0,
             buffer_refill: None,
             pending_v: None,
+            pending_latch: None,
             open_bus: OpenBus::default(),
             palette: palette::POWER_ON_PALETTE,
             frame_buffer: vec![0; WIDTH * HEIGHT],
@@ -276,6 +282,7 @@ impl Ppu {
         self.read_buffer = 0;
         self.buffer_refill = None;
         self.pending_v = None;
+        self.pending_latch = None;
         self.odd_frame = false;
         self.next_event = 0;
     }
@@ -313,8 +320,8 @@ impl Ppu {
     /// tile at a time, the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
         while dots > 0 {
-            if self.pending_v.is_some() {
-                dots -= self.run_pending_v(dots, cart);
+            if self.bus_change_pending() {
+                dots -= self.run_pending(dots, cart);
                 continue;
             }
             // The rest of the line at once (all of it from dot 0) only with

@@ -88,7 +88,7 @@ impl Ppu {
                 let value = if addr >= 0x3F00 {
                     // Palette reads are immediate; the buffer gets the
                     // nametable byte "underneath" the palette.
-                    let byte = self.refill_from_fetch(super::data_read::REFILL_FETCH_DOTS, cart);
+                    let byte = self.refill_byte(super::data_read::REFILL_FETCH_DOTS, cart);
                     self.buffer_refill = Some((
                         now + BUFFER_REFILL_DOTS,
                         byte.unwrap_or_else(|| cart.ppu_read(addr & 0x2FFF)),
@@ -100,7 +100,7 @@ impl Ppu {
                     let buffered = self.read_buffer;
                     // While rendering, the fetch under the refill's dot
                     // (`data_read.rs`).
-                    let byte = self.refill_from_fetch(super::data_read::REFILL_FETCH_DOTS, cart);
+                    let byte = self.refill_byte(super::data_read::REFILL_FETCH_DOTS, cart);
                     self.buffer_refill = Some((
                         now + BUFFER_REFILL_DOTS,
                         byte.unwrap_or_else(|| cart.ppu_read(addr)),
