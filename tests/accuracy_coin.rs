@@ -12,11 +12,7 @@ use nesprof::testrom::accuracy_coin::{self, Outcome};
 
 /// The tests that fail today, by name (as `tests.tsv` gives it), with the
 /// error code they stop at and why (BENCHMARKS.md, "AccuracyCoin").
-const KNOWN_FAILURES: &[(&str, u8, &str)] = &[(
-    "$2004 Stress Test",
-    2,
-    "OAMDATA reads at every dot of a rendered line do not all return the console's OAM buffer",
-)];
+const KNOWN_FAILURES: &[(&str, u8, &str)] = &[];
 
 fn check(engine: Engine) -> Result<usize, String> {
     let rom = common::roms_root().join("accuracy/AccuracyCoin/AccuracyCoin.nes");

@@ -23,6 +23,7 @@ mod address_write;
 mod background;
 mod data_read;
 mod line;
+mod oam_bus;
 mod oam_corruption;
 mod oam_scan;
 mod open_bus;

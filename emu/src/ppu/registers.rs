@@ -148,7 +148,12 @@ impl Ppu {
                     // behavior" A, measured on a 2C02G).
                     self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
-                    self.oam[self.oam_addr as usize] = value;
+                    // Bits 2-4 of a sprite's attribute byte do not exist:
+                    // they read back as 0 and evaluation never sees them
+                    // (AccuracyCoin "$2004 Stress Test": a Y check on an
+                    // attribute byte in the overflow search).
+                    let addr = self.oam_addr as usize;
+                    self.oam[addr] = if addr & 3 == 2 { value & 0xE3 } else { value };
                     self.oam_addr = self.oam_addr.wrapping_add(1);
                 }
             }

@@ -510,36 +510,44 @@ impl Ppu {
         }
     }
 
-    /// What $2004 returns: during rendering the PPU's internal OAM traffic
-    /// (approximated: $FF while secondary OAM is being cleared).
-    /// The OAM byte sprite evaluation reads next.
-    fn evaluation_address(&self) -> u8 {
-        let e = &self.eval;
-        let k = match e.phase {
-            Phase::CopyRest(k) => k as usize,
-            _ => 0,
-        };
-        ((e.n as usize * 4 + e.m as usize + k) & 0xFF) as u8
-    }
-
     /// While rendering a visible line, OAMDATA reads what the sprite
-    /// circuitry is reading (NESdev wiki "PPU sprite evaluation"; AccuracyCoin
-    /// "Address $2004 behavior" 8 and 9): $FF while secondary OAM is cleared
-    /// (dots 1-64), the OAM byte evaluation is at (dots 65-256), the
-    /// secondary-OAM byte the sprite fetches are at (dots 257-320).
+    /// circuitry has on the OAM data bus (NESdev wiki "PPU sprite
+    /// evaluation"; AccuracyCoin "Address $2004 behavior" 8 and 9 and
+    /// "$2004 Stress Test"): $FF while secondary OAM is cleared (dots
+    /// 1-64), the byte evaluation read or wrote on the dot (65-256,
+    /// `oam_bus.rs`), the secondary-OAM byte the sprite fetches are at
+    /// (257-320), and secondary OAM's first byte from then to the next
+    /// line's clearing (321-340 and dot 0).
     pub(super) fn oam_data_read(&mut self) -> u8 {
         let addr = if self.rendering_active() && self.scanline < 240 {
+            // An attribute byte copied from OAM lacks bits 2-4; the $FF
+            // of an unused slot keeps them.
+            let copied = self.next_sprite_count as usize * 4;
+            let secondary = |i: usize| {
+                let value = self.secondary_oam[i];
+                if i & 3 == 2 && i < copied {
+                    value & 0xE3
+                } else {
+                    value
+                }
+            };
             match self.dot {
                 1..=64 => return 0xFF,
                 65..=256 => {
-                    self.catch_up_evaluation();
-                    self.evaluation_address()
+                    let height = self.sprite_height();
+                    return super::oam_bus::evaluation_bus(
+                        &self.oam,
+                        self.oam_addr,
+                        self.scanline,
+                        height,
+                        self.dot,
+                    );
                 }
                 257..=320 => {
                     let step = (self.dot - 257) as usize;
-                    return self.secondary_oam[(step / 8) * 4 + (step % 8).min(3)];
+                    return secondary((step / 8) * 4 + (step % 8).min(3));
                 }
-                _ => self.oam_addr,
+                _ => return secondary(0),
             }
         } else if self.rendering_active() && (1..=64).contains(&self.dot) {
             return 0xFF;
@@ -592,6 +600,19 @@ mod tests {
         ppu.write_register(0x2004, 0x55, &mut cart);
         assert_eq!(ppu.oam_addr, 4);
         assert_eq!(ppu.oam[1], 1, "the write does not reach OAM");
+    }
+
+    /// OAM has no bits 2-4 in a sprite's attribute byte: a $2004 write
+    /// stores the byte without them, and evaluation sees it so.
+    #[test]
+    fn attribute_bytes_lack_bits_2_to_4() {
+        let mut cart = nrom();
+        let mut ppu = Ppu::new();
+        ppu.write_register(0x2003, 0x06, &mut cart);
+        ppu.write_register(0x2004, 0xFF, &mut cart);
+        ppu.write_register(0x2004, 0xFF, &mut cart);
+        assert_eq!(ppu.oam[6], 0xE3);
+        assert_eq!(ppu.oam[7], 0xFF);
     }
 
     /// The sprite flags as the late part of a $2002 read sees them with the
