@@ -306,6 +306,12 @@ impl Cartridge {
         self.watches_ppu_bus
     }
 
+    /// See [`crate::mapper::Mapper::a12_rise_filter_dots`].
+    #[inline]
+    pub fn a12_rise_filter_dots(&self) -> u64 {
+        self.mapper.a12_rise_filter_dots()
+    }
+
     /// See [`crate::mapper::Mapper::ppu_dots_before_irq`].
     #[inline]
     pub fn ppu_dots_before_irq(&self) -> u32 {

@@ -38,6 +38,14 @@ pub trait Mapper: Send {
     /// watch the bus" test out of its fetch loops, ~9 % more instructions
     /// per movie.)
     fn ppu_bus(&mut self, _addr: u16, _dot: u64) {}
+    /// For boards that watch the PPU bus: the A12 low, in dots, shorter
+    /// than which a rise changes nothing but the A12 level and the dot of
+    /// the last fall (0: every change may count). A run of such falls and
+    /// rises leaves the board as its last fall and rise do, so the PPU may
+    /// leave the ones before out (MMC3's counter filter).
+    fn a12_rise_filter_dots(&self) -> u64 {
+        0
+    }
     /// Whether PRG RAM's enable depends on the PPU address bus now, so that
     /// a CPU access to PRG RAM needs the PPU caught up first and then asks
     /// [`Mapper::prg_ram_closed_by_ppu`].

@@ -216,6 +216,10 @@ impl Mapper for Txrom {
         self.a12_high = high;
     }
 
+    fn a12_rise_filter_dots(&self) -> u64 {
+        A12_LOW_DOTS
+    }
+
     fn irq(&self) -> bool {
         self.irq_pending
     }

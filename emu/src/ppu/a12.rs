@@ -124,6 +124,51 @@ mod tests {
         (ppu, cart)
     }
 
+    /// The MMC3's IRQ, line by line over three frames with sprites on some
+    /// lines, the same whether the PPU runs dot by dot (every A12 change
+    /// reported) or whole lines at a time (the unused sprite slots between
+    /// the first and the last not reported: `sprite_fetches_watched`).
+    #[test]
+    fn whole_lines_leave_the_mmc3_irq_as_dot_by_dot_does() {
+        let irq_by_line = |whole_lines: bool| {
+            let mut cart = mmc3();
+            let mut ppu = Ppu::new();
+            for (i, byte) in ppu.oam.iter_mut().enumerate() {
+                // Sprites 0-2 on lines 40-47, 100-107, 160-167; the rest off.
+                *byte = match (i / 4, i % 4) {
+                    (s @ 0..=2, 0) => 39 + 60 * s as u8,
+                    (_, 0) => 0xF0,
+                    _ => 0,
+                };
+            }
+            ppu.write_register(0x2000, 0x08, &mut cart);
+            ppu.write_register(0x2001, 0x18, &mut cart);
+            cart.cpu_write(0xC000, 25, 0);
+            cart.cpu_write(0xC001, 0, 0);
+            cart.cpu_write(0xE001, 0, 0);
+            let mut levels = Vec::new();
+            for _ in 0..3 * 262 {
+                if whole_lines {
+                    ppu.run_dots(341, &mut cart);
+                } else {
+                    for _ in 0..341 {
+                        ppu.tick(&mut cart);
+                    }
+                }
+                levels.push(cart.irq());
+                if cart.irq() {
+                    // Acknowledge, and let it count again.
+                    cart.cpu_write(0xE000, 0, 0);
+                    cart.cpu_write(0xE001, 0, 0);
+                }
+            }
+            levels
+        };
+        let reference = irq_by_line(false);
+        assert!(reference.iter().filter(|&&l| l).count() >= 9);
+        assert_eq!(irq_by_line(true), reference);
+    }
+
     #[test]
     fn predicted_rises_are_never_later_than_the_real_ones() {
         for ctrl in [0x08u8, 0x10] {

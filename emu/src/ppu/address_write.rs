@@ -30,9 +30,16 @@ pub(super) const V_UPDATE_DOTS: u64 = 4;
 
 impl Ppu {
     /// Sets v to `t` after the second `$2006` write: at once, or
-    /// [`V_UPDATE_DOTS`] later while rendering.
-    pub(super) fn address_written(&mut self) {
-        if self.rendering_active() {
+    /// [`V_UPDATE_DOTS`] later while rendering, where a background fetch
+    /// in between reads v (`watched`: the mapper sees every fetch, so
+    /// every dot counts). Elsewhere on a rendering line (the sprite slots,
+    /// the last dots) the later landing changes nothing: no fetch there
+    /// shows v, and the copies from t on dot 257 and the pre-render
+    /// line's 280-304 copy bits that t and the new v share.
+    pub(super) fn address_written(&mut self, watched: bool) {
+        let reads_v = |dot: u16| matches!(dot, 1..=256 | 321..=336 | 341..);
+        let window = self.dot + 1..=self.dot + V_UPDATE_DOTS as u16;
+        if self.rendering_active() && (watched || window.into_iter().any(reads_v)) {
             self.pending_v = Some((self.dots + V_UPDATE_DOTS, self.t));
         } else {
             self.pending_v = None;

@@ -173,7 +173,7 @@ impl Ppu {
                     self.t = (self.t & 0x00FF) | ((value as u16 & 0x3F) << 8);
                 } else {
                     self.t = (self.t & 0xFF00) | value as u16;
-                    self.address_written();
+                    self.address_written(cart.watches_ppu());
                     if cart.watches_ppu() {
                         // The new v (t), landed or not, as before the
                         // landing was delayed (`address_write.rs`).

@@ -385,24 +385,38 @@ impl Ppu {
         self.begin_sprite_fetches();
         let pre_render = self.scanline == PRE_RENDER_LINE;
         let garbage = 0x2000 | (self.v & 0x0FFF);
+        // With 8×8 sprites every slot's pattern fetches have the same A12,
+        // and the nametable fetch before them A12 low: a fall, then a rise
+        // 4 dots later. Where the mapper ignores such a rise, the unused
+        // slots between the first and the last change nothing the last
+        // does not set again, and are not reported.
+        let quiet_middle = self.sprite_height() == 8 && cart.a12_rise_filter_dots() > 4;
         for slot in 0..8 {
-            let base = 257 + 8 * slot as u64;
-            self.dots = start + base;
-            self.report_bus(garbage, cart);
             let used = if pre_render {
                 self.pre_render_slot_in_range(slot)
             } else {
                 slot < self.fetch_sprite_count as usize
             };
+            if !used && quiet_middle && (1..7).contains(&slot) {
+                continue;
+            }
+            let base = 257 + 8 * slot as u64;
+            self.dots = start + base;
+            self.report_bus(garbage, cart);
             let addr = self.sprite_pattern_address(slot);
             self.dots = start + base + 4;
-            let lo = self.fetch(addr, cart);
-            self.dots = start + base + 6;
-            let hi = self.fetch(addr | 8, cart);
             if used {
+                let lo = self.fetch(addr, cart);
+                self.dots = start + base + 6;
+                let hi = self.fetch(addr | 8, cart);
                 self.sprite_row_fetched(slot, lo, hi, pre_render);
+            } else if slot == 7 {
+                // The last slot's low plane stays in the latch.
+                self.sprite_lo_latch = self.fetch(addr, cart);
             } else {
-                self.sprite_lo_latch = lo;
+                // An unused slot's bytes are overwritten unread: the mapper
+                // is told of the address (both planes share its A12).
+                self.report_bus(addr, cart);
             }
         }
         self.dot = 319;
