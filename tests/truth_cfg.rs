@@ -306,11 +306,7 @@ fn dense_sampling_is_identical_on_both_engines() {
             (batches, nes.retired(), frame_hashes, truth)
         };
         let (a, b) = (run(Engine::Interpreter), run(Engine::Translator));
-        assert!(a.0.len() > 10_000, "{stem}: {} batches", a.0.len());
-        assert_eq!(a.0.len(), b.0.len(), "{stem}: batch counts differ");
-        for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
-            assert_eq!(x, y, "{stem}: batch {i} differs between the engines");
-        }
+        assert_same_batches(stem, &a.0, &b.0, 10_000);
         assert_eq!(a.1, b.1, "{stem}: instructions retired differ");
         assert_eq!(a.2, b.2, "{stem}: frames differ");
         let d = profiler::diff::diff(&a.3, &b.3);
@@ -362,13 +358,24 @@ fn thesis_rate_sampling_is_identical_on_both_engines() {
             (batches, nes.retired(), nes.frame_hash())
         };
         let (a, b) = (run(Engine::Interpreter), run(Engine::Translator));
-        assert!(a.0.len() > 4_000, "{stem}: {} batches", a.0.len());
-        assert_eq!(a.0.len(), b.0.len(), "{stem}: batch counts differ");
-        for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
-            assert_eq!(x, y, "{stem}: batch {i} differs between the engines");
-        }
+        assert_same_batches(stem, &a.0, &b.0, 4_000);
         assert_eq!(a.1, b.1, "{stem}: instructions retired differ");
         assert_eq!(a.2, b.2, "{stem}: frames differ");
+    }
+}
+
+/// The interpreter's batches `a` (more than `min` of them) and the
+/// translator's `b`, one for one.
+fn assert_same_batches(
+    stem: &str,
+    a: &[Vec<emu::sampling::Retired>],
+    b: &[Vec<emu::sampling::Retired>],
+    min: usize,
+) {
+    assert!(a.len() > min, "{stem}: {} batches", a.len());
+    assert_eq!(a.len(), b.len(), "{stem}: batch counts differ");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x, y, "{stem}: batch {i} differs between the engines");
     }
 }
 

@@ -44,10 +44,6 @@ impl Translator {
         bus.attention = false;
         let block = &mut self.blocks[id as usize];
         let n = block.ops.len();
-        let mut executed = 0;
-        // Live operands are read again as each op runs (`run_ops`, and the
-        // sampler's recording loop); the flow counts use only opcodes.
-        let live = block.live;
         if let Some(m) = bus.memory.as_deref_mut() {
             m.enter_block(block.code_high);
         }
@@ -66,23 +62,7 @@ impl Translator {
         } else {
             (0, 0)
         };
-        // Without a sampler `look_at` is `stop_at_cycle`, and the ops always
-        // run here.
-        if bus.cycles < *look_at || probes.sampler.is_none() {
-            executed = Self::run_ops(&block.ops, live, cpu, bus, *look_at);
-        }
-        if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
-            // The sampler's turn (cold): a batch may start or be going on.
-            executed += Self::run_ops_sampler_turn(
-                block,
-                executed,
-                cpu,
-                bus,
-                stop_at_cycle,
-                probes,
-                look_at,
-            );
-        }
+        let executed = Self::run_ops_sampling(block, cpu, bus, probes, stop_at_cycle, look_at);
         // (The flow recording below changes neither the CPU nor the bus.)
         let completed = executed == n && !Self::must_stop(cpu, bus, stop_at_cycle);
         let mut uncounted = false;
@@ -159,6 +139,39 @@ impl Translator {
             (true, true) => Exit::CompletedUncounted,
             (false, _) => Exit::After(executed),
         }
+    }
+
+    /// Block `block`'s ops from its entry, the sampler asked where it must
+    /// be: plainly up to `look_at` ([`Translator::run_ops`]; without a
+    /// sampler `look_at` is `stop_at_cycle`, and they all run there), then
+    /// in the sampler's turn (cold: a batch may start or be going on).
+    /// Live operands are read again as each op runs. Returns the ops run.
+    #[inline(always)]
+    pub(super) fn run_ops_sampling(
+        block: &Block,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+        look_at: &mut u64,
+    ) -> usize {
+        let mut executed = 0;
+        if bus.cycles < *look_at || probes.sampler.is_none() {
+            executed = Self::run_ops(&block.ops, block.live, cpu, bus, *look_at);
+        }
+        if executed < block.ops.len() && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle))
+        {
+            executed += Self::run_ops_sampler_turn(
+                block,
+                executed,
+                cpu,
+                bus,
+                stop_at_cycle,
+                probes,
+                look_at,
+            );
+        }
+        executed
     }
 
     /// Tells the event log (`frame_events`) of a run of `block` (one that

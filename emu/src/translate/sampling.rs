@@ -161,21 +161,8 @@ impl Translator {
             bus.attention = false;
             let block = &self.blocks[id as usize];
             let n = block.ops.len();
-            let mut executed = 0;
-            if bus.cycles < look_at {
-                executed = Self::run_ops(&block.ops, block.live, cpu, bus, look_at);
-            }
-            if executed < n && !(executed > 0 && Self::must_stop(cpu, bus, stop_at_cycle)) {
-                executed += Self::run_ops_sampler_turn(
-                    block,
-                    executed,
-                    cpu,
-                    bus,
-                    stop_at_cycle,
-                    probes,
-                    &mut look_at,
-                );
-            }
+            let executed =
+                Self::run_ops_sampling(block, cpu, bus, probes, stop_at_cycle, &mut look_at);
             *retired += executed as u64;
             if executed < n
                 || Self::must_stop(cpu, bus, stop_at_cycle)
