@@ -44,6 +44,12 @@ shift $(( $# < 2 ? $# : 2 ))
 roms=${NESPROF_ROMS:-../shared/roms}
 
 say() { printf 'peers-bench: %s\n' "$*" >&2; }
+whole() { # NAME VALUE MAX: a whole number from 1 to MAX, or exit 2
+    [[ "$2" =~ ^[0-9]+$ ]] && [ "${#2}" -le 9 ] && [ "$2" -ge 1 ] && [ "$2" -le "$3" ] ||
+        { say "$1 must be a whole number from 1 to $3, not '$2'"; exit 2; }
+}
+whole FRAMES "$frames" 1000000
+whole ROUNDS "$rounds" 1000
 
 find_game() { command -v "$1" 2>/dev/null || { [ ! -x "/usr/games/$1" ] || echo "/usr/games/$1"; }; }
 fceux=$(find_game fceux)
@@ -58,6 +64,7 @@ if [ -z "$fceux" ] || [ -z "$mednafen" ] || ! command -v Xvfb >/dev/null; then
     mednafen=$(find_game mednafen)
 fi
 mednafen_seconds=${MEDNAFEN_SECONDS:-6}
+whole MEDNAFEN_SECONDS "$mednafen_seconds" 600
 
 cargo build --release --quiet
 bin=target/release/nesprof
@@ -180,4 +187,4 @@ for w in "${workloads[@]}"; do
     echo "| $name | $fm ($flo–$fhi) | $mednafen_cell | $tm ($tlo–$thi) | $im ($ilo–$ihi) | $nm ($nlo–$nhi) | $(ratio "$tm" "$fm") | $(ratio "$im" "$fm") | $(ratio "$tm" "$mm") | $(ratio "$im" "$mm") | $(ratio "$tm" "$im") | $(ratio "$nm" "$im") |"
 done
 echo
-echo "$frames frames from power-on (Mednafen: see above), $rounds interleaved rounds, medians (ranges); FCEUX $("$fceux" --version 2>&1 | head -1 || true); $("$mednafen" 2>&1 | grep -m1 -o 'Mednafen [0-9.]*' || echo Mednafen)"
+echo "$frames frames from power-on (Mednafen: see above), $rounds interleaved rounds, medians (ranges); FCEUX $("$fceux" --version 2>&1 | head -1 || true); $( ("$mednafen" 2>&1 || true) | sed -n 's/.*\(Mednafen [0-9.]*\).*/\1/;T;p;q')"

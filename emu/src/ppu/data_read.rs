@@ -37,15 +37,9 @@ const LINE_DOTS: u16 = 341;
 pub(super) const REFILL_FETCH_DOTS: u16 = 5;
 
 impl Ppu {
-    /// The byte the rendering fetches read `delay` dots from now
-    /// ([`REFILL_FETCH_DOTS`] for a `$2007` read's refill), if that
-    /// dot is a fetch's read dot on a line that fetches with rendering on
-    /// (see the module doc); `None` where the read from v stands.
-    pub(super) fn refill_from_fetch(&self, delay: u16, cart: &Cartridge) -> Option<u8> {
-        if !self.rendering_enabled() || delay < 2 {
-            return None;
-        }
-        let (line, dot, v) = self.ahead(delay);
+    /// The byte the fetch whose read dot is `dot` of line `line` reads
+    /// with v `v`; `None` off the fetches' read dots.
+    fn byte_fetched_at(&self, line: u16, dot: u16, v: u16, cart: &Cartridge) -> Option<u8> {
         if !fetching(line) || dot == 0 || dot & 1 == 1 {
             return None;
         }
@@ -99,10 +93,12 @@ impl Ppu {
     }
 
     /// The refill of a `$2007` read while rendering, if the state
-    /// machine's read lands on a fetch's dot `delay` dots from now: the
-    /// byte the buffer gets, and, where the read lands on the address dot
-    /// of an attribute or low-plane fetch, that fetch's address changed
-    /// for when it runs (AccuracyCoin "ALE + Read", from its notes).
+    /// machine's read lands on a fetch's dot `delay` dots from now
+    /// ([`REFILL_FETCH_DOTS`]): the byte the buffer gets (on a read dot,
+    /// the byte that fetch reads; see the module doc), and, where the read
+    /// lands on the address dot of an attribute or low-plane fetch, that
+    /// fetch's address changed for when it runs (AccuracyCoin "ALE +
+    /// Read", from its notes). `None` where the read from v stands.
     ///
     /// On a fetch's address dot the latch's ALE and the state machine's
     /// read are both active: the latch keeps the byte on the bus, the one
@@ -131,7 +127,7 @@ impl Ppu {
             self.pending_latch = Some((self.dots + u64::from(delay), low));
             return Some(cart.ppu_read(high | low as u16));
         }
-        self.refill_from_fetch(delay, cart)
+        self.byte_fetched_at(line, dot, v, cart)
     }
 
     /// The attribute or low-plane fetch just run (this dot) again, from
@@ -256,7 +252,7 @@ mod tests {
     fn the_refill_crosses_into_the_next_line() {
         let (mut ppu, mut cart) = setup();
         run_to(&mut ppu, &mut cart, 0, 343 - DELAY);
-        assert_eq!(ppu.refill_from_fetch(DELAY, &cart), Some(0x02));
+        assert_eq!(ppu.refill_byte(DELAY, &cart), Some(0x02));
     }
 
     /// Dots 257-320 fetch two nametable bytes (the first from v before
@@ -317,12 +313,8 @@ mod tests {
     fn otherwise_the_read_from_v_stands() {
         let (mut ppu, mut cart) = setup();
         run_to(&mut ppu, &mut cart, 0, 7 - DELAY);
-        assert_eq!(
-            ppu.refill_from_fetch(DELAY, &cart),
-            None,
-            "dot 7: an address dot"
-        );
+        assert_eq!(ppu.refill_byte(DELAY, &cart), None, "dot 7: an address dot");
         run_to(&mut ppu, &mut cart, 245, 0);
-        assert_eq!(ppu.refill_from_fetch(DELAY, &cart), None, "vertical blank");
+        assert_eq!(ppu.refill_byte(DELAY, &cart), None, "vertical blank");
     }
 }

@@ -320,11 +320,12 @@ impl Ppu {
     /// inside the run are done line at a time (see `line.rs`), whole tiles
     /// tile at a time, the rest dot by dot.
     pub fn run_dots(&mut self, mut dots: u32, cart: &mut Cartridge) {
+        // A pending change to a fetch's address comes only from a register
+        // access, between catch-ups: first its dots, one by one.
+        if self.bus_change_pending() {
+            dots -= self.run_pending(dots, cart);
+        }
         while dots > 0 {
-            if self.bus_change_pending() {
-                dots -= self.run_pending(dots, cart);
-                continue;
-            }
             // The rest of the line at once (all of it from dot 0) only with
             // no code/data log attached: the whole-line paths log nothing,
             // a logged run takes the tile and dot paths, which do
