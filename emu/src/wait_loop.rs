@@ -23,7 +23,8 @@
 //! or `JMP` absolute back to the head, and nothing else; all of it inside
 //! the head's 8 KiB window of the CPU's address space (see [`at`]). The translator's
 //! idle-loop skipping (`translate::block::Block::is_idle_loop`) uses a
-//! narrower rule (RAM reads only, so that skipping iterations is exact);
+//! narrower rule (RAM reads only, so that skipping iterations is exact,
+//! and `Block::is_vblank_poll`'s one `$2002` shape);
 //! every loop it skips that is at most [`MAX_INSTRUCTIONS`] long is a wait
 //! loop.
 //!

@@ -391,6 +391,13 @@ impl Ppu {
     /// themselves: the frame end (line 240 starts), VBL set (241, 1) or VBL
     /// clear (261, 1). Callers that run the PPU lazily must catch it up by
     /// then. It assumes the odd-frame skip happens, so it never overshoots.
+    /// The VBL flag as of the last dot run: with the PPU behind by fewer
+    /// dots than [`Ppu::dots_until_output_change`] said at the last catch-
+    /// up, it is also the flag now (it changes only at output changes).
+    pub fn vblank_flag(&self) -> bool {
+        self.vblank
+    }
+
     pub fn dots_until_output_change(&self) -> u32 {
         let here = self.scanline as u32 * 341 + self.dot as u32;
         let frame = 262 * 341;

@@ -52,8 +52,12 @@ pub struct Block {
     /// (the call stacks' lookup skipped when it repeats).
     pub call_cache: CallCache,
     /// Whether the block is a side-effect-free polling loop (see
-    /// [`Block::is_idle_loop`]).
+    /// [`Block::is_idle_loop`] or [`Block::is_vblank_poll`]).
     pub idle_loop: bool,
+    /// Whether the idle loop is a vblank poll ([`Block::is_vblank_poll`]):
+    /// its skipped iterations read `$2002`, which the memory recorder
+    /// would see as I/O reads, so it is skipped only with no recorder.
+    pub polls_vblank: bool,
     /// Whether the block's branch was seen taken since the taken-target
     /// set was attached (`taken_targets`): it has one target, so noting it
     /// once is enough.
@@ -217,6 +221,35 @@ impl Block {
     /// costs the same cycles. The translator may then count whole iterations
     /// without running them (see `Translator::run_chain`). Games' "wait for
     /// NMI" loops are this shape and are most of their executed instructions.
+    /// A loop waiting for vblank, `:- BIT $2002 / BPL :-` (or `LDA`, `LDX`,
+    /// `LDY` of `$2002` or a mirror): also skippable, though `$2002` is I/O.
+    /// Its read has side effects, and none of them can be told apart from
+    /// the iteration after the skipped ones, which the chain runs for
+    /// real: the VBL flag it clears is already clear (the skip asks, as
+    /// the flag may have been set since the iteration just run read it; it
+    /// is set only at line 241's dot 1, a PPU output change, where the
+    /// skip window ends); the write toggle it
+    /// resets is already reset; the PPU's open-bus bits 7-5 it refreshes
+    /// (and the CPU's data bus) are refreshed again by that next read
+    /// before anything can see them (a read decays bits 4-0 by their own
+    /// age alone); `A` and the flags are overwritten by it. The sprite
+    /// flags it reads do not decide the branch (`BPL` tests bit 7 only),
+    /// which is why a `BVC` (sprite 0) wait is not this shape: the sprite
+    /// 0 hit is no PPU output change, so the window does not end at it.
+    pub fn is_vblank_poll(ops: &[Op]) -> bool {
+        const BPL: u8 = 0x10;
+        let [read, branch] = ops else {
+            return false;
+        };
+        let addr = u16::from_le_bytes([read.bytes[1], read.bytes[2]]);
+        // BIT, LDA, LDY, LDX absolute.
+        matches!(read.opcode(), 0x2C | 0xAD | 0xAC | 0xAE)
+            && (0x2000..0x4000).contains(&addr)
+            && addr & 7 == 2
+            && branch.opcode() == BPL
+            && branch.branch_target() == Some(read.pc)
+    }
+
     pub fn is_idle_loop(ops: &[Op]) -> bool {
         let Some((last, body)) = ops.split_last() else {
             return false;

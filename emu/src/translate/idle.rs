@@ -17,7 +17,9 @@ impl Translator {
     /// APU event, a PPU catch-up (NMI, frame end, sprite 0), pending DMA, or
     /// `stop_at_cycle`. The interrupt poll must be settled, so no interrupt
     /// can become pending inside them. The skipped cycles are reads of RAM
-    /// and code with no side effects, and the data bus ends them holding
+    /// and code with no side effects, or a vblank poll's reads of `$2002`
+    /// whose effects the next iteration's read covers (see
+    /// `Block::is_vblank_poll`), and the data bus ends them holding
     /// what each iteration leaves on it, which the iteration just run
     /// already left there. Returns the instructions counted.
     ///
@@ -39,7 +41,15 @@ impl Translator {
         if per == 0 || !cpu.poll_is_settled(bus) || bus.dma_ended_at > start {
             return 0;
         }
-        let len = self.blocks[id as usize].ops.len();
+        let block = &self.blocks[id as usize];
+        // A vblank poll reads the flag clear in every skipped iteration
+        // only if it is clear now: it may have been set since the read of
+        // the iteration just run (the PPU caught up to the vblank line in
+        // the branch's cycles); then the window runs to the next change.
+        if block.polls_vblank && (bus.memory.is_some() || bus.ppu.vblank_flag()) {
+            return 0;
+        }
+        let len = block.ops.len();
         let mut iterations = stop_at_cycle
             .saturating_sub(bus.cycles + 1)
             .min(bus.idle_cycles_available())

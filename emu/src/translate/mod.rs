@@ -316,11 +316,32 @@ mod tests {
             0x8000,
             &[&[0xAD, 0x00, 0x03], &[0x29, 0x80], &[0xF0, 0xF9]]
         )));
-        // Polling a PPU register has side effects: not idle.
+        // Polling a PPU register has side effects: not idle by the RAM
+        // rule; waiting for vblank is its own shape.
         assert!(!Block::is_idle_loop(&ops(
             0x8000,
             &[&[0x2C, 0x02, 0x20], &[0x10, 0xFB]]
         )));
+        // wait: BIT $2002 ; BPL wait, and LDA of a mirror ($3FFA).
+        assert!(Block::is_vblank_poll(&ops(
+            0x8000,
+            &[&[0x2C, 0x02, 0x20], &[0x10, 0xFB]]
+        )));
+        assert!(Block::is_vblank_poll(&ops(
+            0x8000,
+            &[&[0xAD, 0xFA, 0x3F], &[0x10, 0xFB]]
+        )));
+        // Waiting on sprite 0 (BVC), on another register, with a BMI, or
+        // branching elsewhere: not a vblank poll.
+        for bytes in [
+            [&[0x2C, 0x02, 0x20][..], &[0x50, 0xFB]],
+            [&[0x2C, 0x07, 0x20], &[0x10, 0xFB]],
+            [&[0x2C, 0x02, 0x20], &[0x30, 0xFB]],
+            [&[0x2C, 0x02, 0x20], &[0x10, 0xFC]],
+            [&[0x2C, 0x02, 0x40], &[0x10, 0xFB]],
+        ] {
+            assert!(!Block::is_vblank_poll(&ops(0x8000, &bytes)), "{bytes:02X?}");
+        }
         // EOR is not idempotent, STA writes, indexing may move: not idle.
         assert!(!Block::is_idle_loop(&ops(
             0x8000,

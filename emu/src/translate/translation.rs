@@ -225,7 +225,8 @@ impl Translator {
         let block = Block {
             key,
             code_high,
-            idle_loop: !live && Block::is_idle_loop(&ops),
+            idle_loop: !live && (Block::is_idle_loop(&ops) || Block::is_vblank_poll(&ops)),
+            polls_vblank: !live && Block::is_vblank_poll(&ops),
             branch_noted: false,
             self_loop: exit_flow == Flow::Branch
                 && (live || last.branch_target() == Some(ops[0].pc)),
