@@ -474,6 +474,46 @@ impl Bus {
         }
     }
 
+    /// Up to `pairs` get/put pairs of an OAM DMA from console RAM at `src`
+    /// (the CPU halted off the 2A03's registers) in one step, as many as
+    /// end before anything could tell them from pairs run one cycle at a
+    /// time: no APU event (so no DMC fetch either, none being wanted
+    /// now), no PPU output change or mapper IRQ (the catch-up deadline),
+    /// no controller strobe on its way, and no `$2004` write reaching a
+    /// rendering line ([`crate::ppu::Ppu::oam_writes_plain_for`]). The gets
+    /// read RAM, which has no side effects; the puts' bytes land in OAM as
+    /// they would one at a time; the data bus ends holding the last byte.
+    /// Returns the pairs made. (Each put caught the PPU up to its cycle
+    /// and an OAM DMA's 513 cycles were 3 % of a busy frame's host time.)
+    pub fn oam_dma_bulk(&mut self, src: u16, pairs: u16) -> u16 {
+        if self.strobe_latch.is_some() || self.dma.dmc_request || src >= 0x2000 {
+            return 0;
+        }
+        self.sync_ppu();
+        if self.ppu_deadline <= self.ppu_debt {
+            return 0;
+        }
+        let ppu_cycles = (self.ppu_deadline - self.ppu_debt - 1) / 3;
+        let plain_cycles = self.ppu.oam_writes_plain_for() / 3;
+        let cycles = (ppu_cycles.min(plain_cycles) as u64).min(self.apu.quiet_cycles());
+        let made = (cycles / 2).min(pairs as u64) as u16;
+        if made == 0 {
+            return 0;
+        }
+        let mut bytes = [0; 256];
+        let from = src as usize & 0x7FF;
+        for (i, byte) in bytes[..made as usize].iter_mut().enumerate() {
+            *byte = self.ram[(from + i) & 0x7FF];
+        }
+        self.ppu.oam_dma_writes(&bytes[..made as usize]);
+        self.open_bus = bytes[made as usize - 1];
+        let cycles = 2 * made as u64;
+        self.cycles += cycles;
+        self.ppu_debt += 3 * cycles as u32;
+        self.apu.skip_quiet_cycles(cycles);
+        made
+    }
+
     /// An OAM DMA read of `src` while the CPU is halted on a read of
     /// `cpu_addr`. The 2A03's own registers ($4000-$401F) answer only when
     /// the 6502's address bus, not the DMA's, is in that range: otherwise

@@ -42,9 +42,27 @@ impl Cpu {
         bus.read(addr);
         self.poll_interrupts(bus);
         let mut oam_latch: Option<u8> = None;
+        // Whether to try copying OAM bytes in bulk (`Bus::oam_dma_bulk`):
+        // again only after a bulk copy that something cut short.
+        let mut try_bulk = !(0x4000..=0x401F).contains(&addr);
         while bus.dma.active() {
             let get = bus.is_get_cycle();
             let dmc_ready = bus.dma.dmc_ready_to_fetch();
+            if try_bulk && get && !dmc_ready && oam_latch.is_none() {
+                // All pairs but the last, whose put refreshes the PPU's
+                // open-bus latch as every put before it would have.
+                let pairs = bus.dma.oam_pairs_left().saturating_sub(1);
+                let copied = match bus.dma.oam_source() {
+                    Some(src) if pairs > 0 => bus.oam_dma_bulk(src, pairs),
+                    _ => 0,
+                };
+                try_bulk = copied > 0 && copied < pairs;
+                if copied > 0 {
+                    bus.dma.oam_advance_by(copied);
+                    self.poll_interrupts(bus);
+                    continue;
+                }
+            }
             bus.dma.begin_cycle();
             if get && dmc_ready {
                 let src = bus.dma.dmc_address;
@@ -124,6 +142,47 @@ mod tests {
             assert_eq!(dmc, both - alone, "odd {odd}");
             assert_eq!(dmc, 2, "odd {odd}");
         }
+    }
+
+    /// An OAM DMA copied in bulk (`Bus::oam_dma_bulk`) leaves what one get
+    /// and one put at a time leave: OAM (attribute bytes masked), OAMADDR
+    /// (where a later `$2004` write lands), the cycle count, the data bus
+    /// and the PPU's open-bus latch (read back through `$2000`).
+    #[test]
+    fn a_bulk_oam_dma_is_its_pairs_one_at_a_time() {
+        for (odd, oam_addr) in [(false, 0), (true, 0), (false, 5), (true, 0xFF)] {
+            let run = |bulk: bool| {
+                let (mut cpu, mut bus) = machine();
+                for (i, byte) in bus.ram[0x200..0x300].iter_mut().enumerate() {
+                    *byte = (i * 7 + 3) as u8;
+                }
+                bus.write(0x2003, oam_addr);
+                if (bus.cycles % 2 == 1) != odd {
+                    bus.read(0);
+                }
+                if bulk {
+                    bus.dma.start_oam(0x02);
+                    cpu.run_dma(&mut bus, 0x8000);
+                } else {
+                    // The halt, an alignment cycle to reach a get, the pairs.
+                    bus.read(0x8000);
+                    if !bus.is_get_cycle() {
+                        bus.read(0x8000);
+                    }
+                    for src in 0x200..0x300 {
+                        let value = bus.read(src);
+                        bus.write(0x2004, value);
+                    }
+                }
+                let end = (bus.cycles, bus.open_bus);
+                bus.write(0x2004, 0x5A);
+                (bus.ppu.oam, end, bus.read(0x2000))
+            };
+            assert_eq!(run(true), run(false), "odd {odd}, OAMADDR {oam_addr:02X}");
+        }
+        // And the bulk copy does happen there (rendering is off).
+        let (_, mut bus) = machine();
+        assert!(bus.oam_dma_bulk(0x0200, 255) > 0);
     }
 
     /// A DMC fetch alone: halt, dummy, an alignment cycle if needed, get.

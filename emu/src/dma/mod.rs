@@ -67,6 +67,22 @@ impl Dma {
         }
     }
 
+    /// Get/put pairs the OAM DMA in progress has left (0 with none).
+    pub fn oam_pairs_left(&self) -> u16 {
+        if self.oam_page.is_some() {
+            256 - self.oam_copied
+        } else {
+            0
+        }
+    }
+
+    /// [`Dma::oam_advance`] `pairs` times, short of the last pair.
+    pub fn oam_advance_by(&mut self, pairs: u16) {
+        debug_assert!(pairs < self.oam_pairs_left());
+        self.oam_index = self.oam_index.wrapping_add(pairs as u8);
+        self.oam_copied += pairs;
+    }
+
     pub fn request_dmc(&mut self, address: u16) {
         self.dmc_request = true;
         self.dmc_address = address;

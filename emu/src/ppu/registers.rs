@@ -117,6 +117,44 @@ impl Ppu {
         }
     }
 
+    /// A `$2004` write outside rendering: the byte at OAMADDR, which
+    /// moves on. Bits 2-4 of a sprite's attribute byte do not exist: they
+    /// read back as 0 and evaluation never sees them (AccuracyCoin "$2004
+    /// Stress Test": a Y check on an attribute byte in the overflow
+    /// search).
+    #[inline(always)]
+    fn store_oam_byte(&mut self, value: u8) {
+        let addr = self.oam_addr as usize;
+        self.oam[addr] = if addr & 3 == 2 { value & 0xE3 } else { value };
+        self.oam_addr = self.oam_addr.wrapping_add(1);
+    }
+
+    /// How many dots from the last one run `$2004` writes store their
+    /// bytes as [`Ppu::store_oam_byte`] does and nothing the PPU does
+    /// reads OAM or OAMADDR: all of them with rendering off, else those
+    /// left before the pre-render line from the post-render or vblank
+    /// lines, none on a rendering line.
+    pub fn oam_writes_plain_for(&self) -> u32 {
+        if !self.rendering_enabled() {
+            u32::MAX
+        } else if (240..PRE_RENDER_LINE).contains(&self.scanline) {
+            (PRE_RENDER_LINE - self.scanline) as u32 * 341 - self.dot as u32
+        } else {
+            0
+        }
+    }
+
+    /// An OAM DMA's `$2004` writes of `bytes` while no PPU dot in their
+    /// span reads OAM or OAMADDR ([`Ppu::oam_writes_plain_for`]), made
+    /// together: the bytes land as they would one write at a time. The
+    /// open-bus latch each write refreshes is left to the DMA's last
+    /// write, which the caller makes one at a time.
+    pub fn oam_dma_writes(&mut self, bytes: &[u8]) {
+        for &value in bytes {
+            self.store_oam_byte(value);
+        }
+    }
+
     pub fn write_register(&mut self, addr: u16, value: u8, cart: &mut Cartridge) {
         self.sync_for_register(addr);
         self.reschedule();
@@ -148,13 +186,7 @@ impl Ppu {
                     // behavior" A, measured on a 2C02G).
                     self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
-                    // Bits 2-4 of a sprite's attribute byte do not exist:
-                    // they read back as 0 and evaluation never sees them
-                    // (AccuracyCoin "$2004 Stress Test": a Y check on an
-                    // attribute byte in the overflow search).
-                    let addr = self.oam_addr as usize;
-                    self.oam[addr] = if addr & 3 == 2 { value & 0xE3 } else { value };
-                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                    self.store_oam_byte(value);
                 }
             }
             5 => {
