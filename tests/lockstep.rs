@@ -158,9 +158,10 @@ fn single_instruction_mode() {
 /// long as the one just run. A DMC sample fetch steals cycles from one
 /// iteration now and then: that iteration must not set the length of the
 /// ones counted after it. Here the DMC loops a sample at its fastest rate
-/// (a fetch every 432 cycles) under two idle loops, a JMP to itself and a
-/// load-and-branch, with samplers taking short batches every few cycles
-/// (which the translator writes for the iterations it skips).
+/// (a fetch every 432 cycles) under three idle loops, a JMP to itself, a
+/// load-and-branch and a vblank poll, with samplers taking short batches
+/// every few cycles (which the translator writes for the iterations it
+/// skips).
 #[test]
 fn dmc_fetches_inside_idle_loops() {
     let setup: &[u8] = &[
@@ -172,7 +173,14 @@ fn dmc_fetches_inside_idle_loops() {
     ];
     let jmp_self: &[u8] = &[0x4C, 0x15, 0x80]; // $8015: JMP $8015
     let lda_beq: &[u8] = &[0xA5, 0x00, 0xF0, 0xFC]; // $8015: LDA $00; BEQ $8015
-    let cases = [("JMP to itself", jmp_self), ("LDA/BEQ", lda_beq)];
+                                                    // $8015: BIT $2002; BPL $8015; JMP $8015 (a vblank poll, again
+                                                    // after each vblank).
+    let vblank_poll: &[u8] = &[0x2C, 0x02, 0x20, 0x10, 0xFB, 0x4C, 0x15, 0x80];
+    let cases = [
+        ("JMP to itself", jmp_self),
+        ("LDA/BEQ", lda_beq),
+        ("BIT $2002/BPL", vblank_poll),
+    ];
     // Batch lengths shorter than, equal to and far longer than an iteration.
     for ((name, idle), batch_len) in cases.into_iter().flat_map(|c| [(c, 1), (c, 3), (c, 40)]) {
         let name = format!("{name}, N = {batch_len}");
