@@ -15,6 +15,9 @@ pub const RAM_SIZE: usize = 2048;
 
 pub struct Bus {
     pub ram: [u8; RAM_SIZE],
+    /// Tests' switch: OAM DMA one pair at a time (`Bus::oam_dma_bulk`).
+    #[cfg(test)]
+    pub(crate) no_bulk_dma: bool,
     pub ppu: Ppu,
     pub apu: Apu,
     pub cart: Cartridge,
@@ -82,6 +85,8 @@ impl Bus {
     pub fn new(cart: Cartridge) -> Bus {
         Bus {
             ram: [0; RAM_SIZE],
+            #[cfg(test)]
+            no_bulk_dma: false,
             ppu: Ppu::new(),
             apu: Apu::new(),
             cart,
@@ -487,6 +492,10 @@ impl Bus {
     /// and an OAM DMA's 513 cycles were 3 % of a busy frame's host time.)
     pub fn oam_dma_bulk(&mut self, src: u16, pairs: u16) -> u16 {
         if self.strobe_latch.is_some() || self.dma.dmc_request || src >= 0x2000 {
+            return 0;
+        }
+        #[cfg(test)]
+        if self.no_bulk_dma {
             return 0;
         }
         self.sync_ppu();

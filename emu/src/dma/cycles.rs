@@ -21,6 +21,10 @@ use crate::access_log::{DATA, PCM};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
 
+/// Pairs an OAM DMA runs one at a time after a try at copying in bulk
+/// that copied nothing, before it tries again.
+const BULK_RETRY_PAIRS: u64 = 8;
+
 impl Cpu {
     /// Runs every DMA cycle that is due before the CPU's read of `addr`,
     /// counting them to OAM or DMC DMA (`Bus::oam_dma_cycles`,
@@ -42,13 +46,19 @@ impl Cpu {
         bus.read(addr);
         self.poll_interrupts(bus);
         let mut oam_latch: Option<u8> = None;
-        // Whether to try copying OAM bytes in bulk (`Bus::oam_dma_bulk`):
-        // again only after a bulk copy that something cut short.
-        let mut try_bulk = !(0x4000..=0x401F).contains(&addr);
+        // From which cycle to try copying OAM bytes in bulk
+        // (`Bus::oam_dma_bulk`): at once after a bulk copy (something due
+        // cut it short: often an APU event a few cycles away), some pairs
+        // later after a try that copied nothing.
+        let mut try_bulk_at = if (0x4000..=0x401F).contains(&addr) {
+            u64::MAX
+        } else {
+            0
+        };
         while bus.dma.active() {
             let get = bus.is_get_cycle();
             let dmc_ready = bus.dma.dmc_ready_to_fetch();
-            if try_bulk && get && !dmc_ready && oam_latch.is_none() {
+            if bus.cycles >= try_bulk_at && get && !dmc_ready && oam_latch.is_none() {
                 // All pairs but the last, whose put refreshes the PPU's
                 // open-bus latch as every put before it would have.
                 let pairs = bus.dma.oam_pairs_left().saturating_sub(1);
@@ -56,7 +66,9 @@ impl Cpu {
                     Some(src) if pairs > 0 => bus.oam_dma_bulk(src, pairs),
                     _ => 0,
                 };
-                try_bulk = copied > 0 && copied < pairs;
+                if copied == 0 {
+                    try_bulk_at = bus.cycles + 2 * BULK_RETRY_PAIRS;
+                }
                 if copied > 0 {
                     bus.dma.oam_advance_by(copied);
                     self.poll_interrupts(bus);
@@ -183,6 +195,50 @@ mod tests {
         // And the bulk copy does happen there (rendering is off).
         let (_, mut bus) = machine();
         assert!(bus.oam_dma_bulk(0x0200, 255) > 0);
+    }
+
+    /// With the DMC fetching at its fastest rate and the frame counter's
+    /// events (which cut bulk copies short) going on, OAM DMAs copied in
+    /// bulk where they can be leave the machine as pairs one at a time do,
+    /// through the DMAs and a while after them.
+    #[test]
+    fn bulk_oam_dmas_under_dmc_fetches_are_their_pairs_one_at_a_time() {
+        for (odd, dmc) in [(false, true), (true, true), (false, false), (true, false)] {
+            let run = |bulk: bool| {
+                let (mut cpu, mut bus) = machine();
+                bus.no_bulk_dma = !bulk;
+                for (i, byte) in bus.ram[0x300..0x400].iter_mut().enumerate() {
+                    *byte = (i * 11 + 1) as u8;
+                }
+                if dmc {
+                    for (reg, value) in
+                        [(0x4010, 0x4F), (0x4012, 0), (0x4013, 0xFF), (0x4015, 0x10)]
+                    {
+                        bus.write(reg, value);
+                    }
+                }
+                if (bus.cycles % 2 == 1) != odd {
+                    bus.read(0);
+                }
+                let mut seen = Vec::new();
+                for round in 0..40 {
+                    bus.dma.start_oam(0x03);
+                    cpu.run_dma(&mut bus, 0x8000);
+                    for _ in 0..round * 37 {
+                        bus.read(0x8000);
+                    }
+                    seen.push((
+                        bus.cycles,
+                        bus.oam_dma_cycles,
+                        bus.dmc_dma_cycles,
+                        bus.open_bus,
+                        bus.ppu.oam,
+                    ));
+                }
+                (seen, bus.read(0x2000), bus.read(0x4015))
+            };
+            assert_eq!(run(true), run(false), "odd {odd}, DMC {dmc}");
+        }
     }
 
     /// A DMC fetch alone: halt, dummy, an alignment cycle if needed, get.
