@@ -167,6 +167,7 @@ impl Translator {
 
     /// The block for `pc`, translating it if needed; `None` if the code must
     /// be interpreted.
+    #[inline]
     pub fn block_at(&mut self, bus: &mut Bus, pc: u16) -> Option<u32> {
         let key = Self::key_for(bus, pc)?;
         let slot = *self.index_slot(key);
@@ -181,6 +182,16 @@ impl Translator {
             }
             return Some(slot - 1);
         }
+        self.translate_new(bus, pc, key)
+    }
+
+    /// [`Translator::block_at`] for code with no block yet: out of line,
+    /// so that a lookup that finds one (a dispatching `RTS` or `JMP`
+    /// missing its links, hundreds of times a frame) does not pay for
+    /// the translator's frame.
+    #[cold]
+    #[inline(never)]
+    fn translate_new(&mut self, bus: &mut Bus, pc: u16, key: CodeKey) -> Option<u32> {
         let live = matches!(key, CodeKey::Ram(a) if self.ram_churn[a as usize] >= VOLATILE_AFTER);
         let id = self.translate(bus, pc, key, live)?;
         *self.index_slot(key) = id + 1;
