@@ -20,6 +20,10 @@ pub struct Block {
     /// block never spans two 8 KiB windows, and is found again only where
     /// the same PRG bytes sit at the same CPU address.
     pub code_high: u32,
+    /// Its first op's CPU address, kept beside the ops' pointer: the chain
+    /// compares the PC with it after every run, and reading it through
+    /// the ops was a dependent load and a bounds check per block.
+    pub entry: u16,
     pub ops: Vec<Op>,
     /// Cleared when self-modifying code overwrote its bytes.
     pub valid: bool,

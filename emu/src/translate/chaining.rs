@@ -83,8 +83,7 @@ impl Translator {
             // row: every further iteration is identical, so count as many as
             // fit before anything can happen.
             let block = &self.blocks[id as usize];
-            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
-            {
+            if previous == id && block.idle_loop && cpu.pc == block.entry && !self.no_idle_skip {
                 if uncounted {
                     self.count_exit(id, cpu, bus, probes);
                     uncounted = false;
@@ -143,7 +142,7 @@ impl Translator {
         let mut owed = 0;
         'chain: loop {
             let block = &self.blocks[id as usize];
-            let entry = block.ops[0].pc;
+            let entry = block.entry;
             // A block that loops back to itself runs again straight away:
             // with no stop, no code written and no bank switched, its
             // entry still finds it. It may also repeat inside

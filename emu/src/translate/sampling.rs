@@ -175,8 +175,7 @@ impl Translator {
                 return None;
             }
             let block = &self.blocks[id as usize];
-            if previous == id && block.idle_loop && cpu.pc == block.ops[0].pc && !self.no_idle_skip
-            {
+            if previous == id && block.idle_loop && cpu.pc == block.entry && !self.no_idle_skip {
                 *retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
                 cpu.idle_budget = 0;
                 look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());

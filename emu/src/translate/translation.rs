@@ -225,6 +225,7 @@ impl Translator {
         let block = Block {
             key,
             code_high,
+            entry: ops[0].pc,
             idle_loop: !live && (Block::is_idle_loop(&ops) || Block::is_vblank_poll(&ops)),
             polls_vblank: !live && Block::is_vblank_poll(&ops),
             branch_noted: false,
