@@ -38,8 +38,9 @@ pub struct RunArgs {
     /// give bit-identical runs.
     #[arg(long, value_parser = options::engine(), default_value = "translate")]
     pub engine: Engine,
-    /// Translator only, for measuring: run wait-for-NMI loops iteration by
-    /// iteration instead of counting them in one step (results identical).
+    /// Translator only, for measuring: run wait loops (wait-for-NMI loops
+    /// on RAM, `$2002` vblank polls) iteration by iteration instead of
+    /// counting them in one step (results identical).
     #[arg(long)]
     pub no_idle_skip: bool,
     /// Write the last frame as a 256×240 PNG.

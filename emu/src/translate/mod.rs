@@ -32,7 +32,8 @@
 //! blocks stay inside [`Translator::run_chain`]), and idle loops — games
 //! spin in "wait for NMI" loops for most of each frame — are counted in
 //! whole iterations up to the next cycle at which anything can happen (see
-//! [`block::Block::is_idle_loop`]; `run --no-idle-skip` turns that off to
+//! [`block::Block::is_idle_loop`] and [`block::Block::is_vblank_poll`];
+//! `run --no-idle-skip` turns that off to
 //! show what the rest is worth). The results stay bit-identical: the
 //! lockstep, frame-hash and fuzzing tests compare both engines.
 //!
