@@ -12,7 +12,8 @@
 //! stream size (530 MB an emulated hour, removed after each run).
 //!
 //! The peak is the child's own (`wait4`'s `ru_maxrss`), so the test's
-//! threads and the other tests do not count. Memory only: nothing here
+//! threads and the other tests do not count; the soaks run one at a time
+//! (see `assert_flat`). Memory only: nothing here
 //! depends on how fast the machine is, only how long the test takes (the
 //! `run --wav` test 73 s on two cores busy with other builds; `profile`
 //! runs about as fast). `NESPROF_SOAK_HOURS` sets the long runs' emulated
@@ -20,6 +21,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// Held by each soak while it runs (see [`assert_flat`]).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Frames in an emulated minute (60 frames a second, as the CLI counts).
 const MINUTE: u64 = 3600;
@@ -93,6 +97,15 @@ fn peak_kib(args: &[String], dir: &Path) -> u64 {
 /// for [`long_frames`], and checks the long run's peak against the short
 /// one's: within 10 % plus `slack_kib`.
 fn assert_flat(name: &str, slack_kib: u64, args: impl Fn(u64, &Path) -> Vec<String>) {
+    // One soak at a time: each run's background threads (the feeder, the
+    // frame-time accounting) fall further behind the emulation, and fill
+    // more of their bounded buffers, when the other soaks' long runs share
+    // the two cores, and the harness overlaps one test's long run with
+    // another's short one. Run alone, the short and the long run of a
+    // command meet the same machine, which is what comparing them needs.
+    let _alone = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = scratch(name);
     let short = peak_kib(&args(MINUTE, &dir), &dir);
     let long_frames = long_frames();
