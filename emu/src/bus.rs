@@ -509,12 +509,10 @@ impl Bus {
         if made == 0 {
             return 0;
         }
-        let mut bytes = [0; 256];
+        // The pairs left never pass the end of the source page.
         let from = src as usize & 0x7FF;
-        for (i, byte) in bytes[..made as usize].iter_mut().enumerate() {
-            *byte = self.ram[(from + i) & 0x7FF];
-        }
-        self.ppu.oam_dma_writes(&bytes[..made as usize]);
+        let bytes = &self.ram[from..from + made as usize];
+        self.ppu.oam_dma_writes(bytes);
         self.open_bus = bytes[made as usize - 1];
         let cycles = 2 * made as u64;
         self.cycles += cycles;

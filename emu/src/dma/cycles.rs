@@ -68,8 +68,7 @@ impl Cpu {
                 };
                 if copied == 0 {
                     try_bulk_at = bus.cycles + 2 * BULK_RETRY_PAIRS;
-                }
-                if copied > 0 {
+                } else {
                     bus.dma.oam_advance_by(copied);
                     self.poll_interrupts(bus);
                     continue;

@@ -232,11 +232,11 @@ impl Block {
     /// real: the VBL flag it clears is already clear (the skip asks, as
     /// the flag may have been set since the iteration just run read it; it
     /// is set only at line 241's dot 1, a PPU output change, where the
-    /// skip window ends); the write toggle it
-    /// resets is already reset; the PPU's open-bus bits 7-5 it refreshes
-    /// (and the CPU's data bus) are refreshed again by that next read
-    /// before anything can see them (a read decays bits 4-0 by their own
-    /// age alone); `A` and the flags are overwritten by it. The sprite
+    /// skip window ends); the write toggle it resets is already reset; the
+    /// PPU's open-bus bits 7-5 it refreshes (and the CPU's data bus) are
+    /// refreshed again by that next read before anything can see them (a
+    /// read decays bits 4-0 by their own age alone); `A` and the flags are
+    /// overwritten by it. The sprite
     /// flags it reads do not decide the branch (`BPL` tests bit 7 only),
     /// which is why a `BVC` (sprite 0) wait is not this shape: the sprite
     /// 0 hit is no PPU output change, so the window does not end at it.

@@ -178,7 +178,7 @@ impl Translator {
             // block's ops carry the address it was decoded at, and the
             // index holds one block per location. The other address runs
             // on the interpreter.
-            if self.blocks[(slot - 1) as usize].ops[0].pc != pc {
+            if self.blocks[(slot - 1) as usize].entry != pc {
                 return None;
             }
             return Some(slot - 1);

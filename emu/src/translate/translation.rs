@@ -222,12 +222,13 @@ impl Translator {
         // target to go stale (an RTS, a `JMP` indirect, a fall-through).
         let counts_by_links = FlowCounts::transfers_in_bulk(exit_flow)
             && !(live && FlowCounts::has_static_target(exit));
+        let polls_vblank = !live && Block::is_vblank_poll(&ops);
         let block = Block {
             key,
             code_high,
             entry: ops[0].pc,
-            idle_loop: !live && (Block::is_idle_loop(&ops) || Block::is_vblank_poll(&ops)),
-            polls_vblank: !live && Block::is_vblank_poll(&ops),
+            idle_loop: polls_vblank || (!live && Block::is_idle_loop(&ops)),
+            polls_vblank,
             branch_noted: false,
             self_loop: exit_flow == Flow::Branch
                 && (live || last.branch_target() == Some(ops[0].pc)),
