@@ -115,29 +115,62 @@ pub(super) const CLOSED: u32 = u32::MAX;
 /// interpreter, the reference, spends every cycle on the bus.
 pub(crate) struct Translated<'a> {
     op: &'a Op,
-    /// Cycles counted and not yet added to the machine, or [`CLOSED`].
+    /// Whether the window is open: a flag of its own rather than `owed`
+    /// being [`CLOSED`], so that in a handler entered with the window open
+    /// the test folds away for every cycle before the first that can
+    /// close it (the code fetches, and every access of the zero-page,
+    /// immediate and implied instructions).
+    open: bool,
+    /// Whether every data access of the op was found plain before it ran
+    /// ([`accesses_plain`]): a read then needs no fallback to the bus and
+    /// a RAM write no look at the code marks, so the handler calls nothing
+    /// and saves no registers. A constant in each handler.
+    plain: bool,
+    /// Cycles counted and not yet added to the machine (while `open`).
     owed: u32,
     /// The op's byte the next code read reads (`cpu.pc - op.pc`, kept
     /// apart so that in each opcode's handler it is a constant).
     next: usize,
 }
 
-impl Translated<'_> {
+impl<'a> Translated<'a> {
+    /// Cycles for `op` with `owed` window cycles owed, or [`CLOSED`].
+    #[inline(always)]
+    fn new(op: &'a Op, owed: u32) -> Translated<'a> {
+        Translated {
+            op,
+            open: owed != CLOSED,
+            plain: false,
+            owed: if owed != CLOSED { owed } else { 0 },
+            next: 0,
+        }
+    }
+
+    /// What the handler returns: the cycles owed, or [`CLOSED`].
+    #[inline(always)]
+    fn owed(&self) -> u32 {
+        if self.open {
+            self.owed
+        } else {
+            CLOSED
+        }
+    }
+
     /// Adds the owed cycles to the machine and closes the window, before
     /// a cycle that needs the bus.
     #[inline(always)]
     fn close(&mut self, cpu: &mut Cpu, bus: &mut Bus) {
-        if self.owed != CLOSED {
+        if self.open {
             settle(cpu, bus, self.owed);
             cpu.idle_budget = 0;
-            self.owed = CLOSED;
+            self.open = false;
         }
     }
 
     #[inline(always)]
     fn code_byte(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {
         let value = self.op.bytes[self.next & 3];
-        if self.owed != CLOSED {
+        if self.open {
             self.owed += 1;
             bus.open_bus = value;
         } else {
@@ -186,11 +219,15 @@ impl Cycles for Translated<'_> {
 
     #[inline(always)]
     fn read(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16) -> u8 {
-        if self.owed != CLOSED {
+        if self.open {
             if let Some(value) = bus.plain_read(addr) {
                 self.owed += 1;
                 bus.open_bus = value;
                 return value;
+            }
+            if self.plain {
+                debug_assert!(false, "${addr:04X} was found plain");
+                return bus.open_bus;
             }
             self.close(cpu, bus);
         }
@@ -199,15 +236,25 @@ impl Cycles for Translated<'_> {
 
     #[inline(always)]
     fn write(&mut self, cpu: &mut Cpu, bus: &mut Bus, addr: u16, value: u8) {
-        if self.owed != CLOSED {
+        if self.open {
             if addr < 0x2000 {
                 self.owed += 1;
                 bus.open_bus = value;
+                if self.plain {
+                    // Found holding no translated code before the op ran
+                    // (and an op's own writes mark none).
+                    bus.ram[addr as usize & 0x7FF] = value;
+                    return;
+                }
                 if bus.store_ram(addr, value) {
                     // Translated code was written: the block must stop
                     // after this op, which a closed window tells it.
                     self.close(cpu, bus);
                 }
+                return;
+            }
+            if self.plain {
+                debug_assert!(false, "${addr:04X} was found plain");
                 return;
             }
             self.close(cpu, bus);
@@ -465,18 +512,152 @@ fn reports_accesses(opcode: u8) -> bool {
 /// for it (the dispatch folds to one arm), with [`Translated`] cycles.
 /// Never inlined: the block loop and the sampler's recording loop share
 /// one copy of each.
+///
+/// Three ways through it, so that the common one calls nothing and saves
+/// no registers (a call anywhere in a handler made it save six on every
+/// run; host instructions of 600 frames of hello_mmc3 804.7 M → N M):
+/// entered with the window closed, the op runs in [`run_op_closed`]; with
+/// it open and every data access found plain beforehand
+/// ([`accesses_plain`]), inline with nothing to fall back on; with some
+/// access that needs the bus, in [`run_op_open`], which closes the window
+/// where it must. All three run the same instruction code.
 #[inline(never)]
 fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
-    let mut cycles = Translated { op, owed, next: 0 };
     // CLI, SEI, PLP, RTI and BRK change the interrupt state: their cycles
     // all run on the bus, and they close the window for the ops after them.
-    if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
-        cycles.close(cpu, bus);
+    if owed == CLOSED || matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
+        if owed != CLOSED {
+            settle(cpu, bus, owed);
+            cpu.idle_budget = 0;
+        }
+        return run_op_closed::<OPCODE>(op, cpu, bus);
     }
+    match accesses_plain::<OPCODE>(op, cpu, bus) {
+        Some(false) => run_op_open::<OPCODE>(op, cpu, bus, owed),
+        plain => run_translated::<OPCODE>(op, cpu, bus, owed, plain == Some(true)),
+    }
+}
+
+/// [`run_op`] with the window open and an access that needs the bus.
+#[inline(never)]
+fn run_op_open<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) -> u32 {
+    run_translated::<OPCODE>(op, cpu, bus, owed, false)
+}
+
+/// [`run_op`] with the window open (`plain`: see [`Translated::plain`]).
+#[inline(always)]
+fn run_translated<const OPCODE: u8>(
+    op: &Op,
+    cpu: &mut Cpu,
+    bus: &mut Bus,
+    owed: u32,
+    plain: bool,
+) -> u32 {
+    let mut cycles = Translated {
+        op,
+        open: true,
+        plain,
+        owed,
+        next: 0,
+    };
     cpu.pc = op.pc;
     cycles.fetch(cpu, bus);
     cpu.execute(bus, &mut cycles, OPCODE);
-    cycles.owed
+    cycles.owed()
+}
+
+/// [`run_op`] with the window closed: every cycle on the bus.
+#[inline(never)]
+fn run_op_closed<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus) -> u32 {
+    let mut cycles = Translated {
+        op,
+        open: false,
+        plain: false,
+        owed: 0,
+        next: 0,
+    };
+    cpu.pc = op.pc;
+    cycles.fetch(cpu, bus);
+    cpu.execute(bus, &mut cycles, OPCODE);
+    // Opaque, so that `run_op` tail-calls this: a constant result made
+    // the compiler return it in the caller, which then needed a stack
+    // frame on every run.
+    std::hint::black_box(CLOSED)
+}
+
+/// What an instruction does with its data address.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    ReadModifyWrite,
+    /// No data access of its own (implied, immediate, the control
+    /// transfers, the stack instructions), or one not looked at here (the
+    /// `SH*` stores, whose address depends on the value).
+    Other,
+}
+
+/// Opcode `opcode`'s [`Access`], by its mnemonic.
+const fn access(opcode: u8) -> Access {
+    let info = &OPCODES[opcode as usize];
+    match info.mnemonic.as_bytes() {
+        b"LDA" | b"LDX" | b"LDY" | b"CMP" | b"CPX" | b"CPY" | b"ADC" | b"SBC" | b"AND" | b"ORA"
+        | b"EOR" | b"BIT" | b"LAX" | b"LAS" | b"NOP" => Access::Read,
+        b"STA" | b"STX" | b"STY" | b"SAX" => Access::Write,
+        b"ASL" | b"LSR" | b"ROL" | b"ROR" | b"INC" | b"DEC" | b"SLO" | b"RLA" | b"SRE" | b"RRA"
+        | b"DCP" | b"ISB" => Access::ReadModifyWrite,
+        _ => Access::Other,
+    }
+}
+
+/// Whether every data access `op` can make when it runs now (with the
+/// machine as it is) is plain: each read one of console RAM or PRG ROM
+/// (`Bus::plain_read`), each write one of console RAM that holds no
+/// translated code. `None` for an op this does not look at ([`Access::Other`],
+/// and modes without a data address). Reads no byte through the bus: the
+/// pointers of the indirect modes are in zero page.
+///
+/// The addresses are the instruction code's own (`cpu::addressing`): the
+/// effective address, and for an indexed mode the uncorrected address of
+/// its dummy read, checked whether or not the page is crossed. A
+/// conditional branch's only data access is its dummy read when it is
+/// taken across a page.
+#[inline(always)]
+fn accesses_plain<const OPCODE: u8>(op: &Op, cpu: &Cpu, bus: &Bus) -> Option<bool> {
+    use crate::cpu::opcodes::Mode::*;
+    let readable = |addr: u16| bus.plain_read(addr).is_some();
+    if const { matches!(OPCODES[OPCODE as usize].flow, Flow::Branch) } {
+        let next = op.pc.wrapping_add(2);
+        let target = next.wrapping_add(op.bytes[1] as i8 as u16);
+        return Some((target ^ next) & 0xFF00 == 0 || readable((next & 0xFF00) | (target & 0xFF)));
+    }
+    let kind = const { access(OPCODE) };
+    if matches!(kind, Access::Other) {
+        return None;
+    }
+    let writable = |addr: u16| addr < 0x2000 && !bus.code.ram_marked(addr as usize & 0x7FF);
+    let data = |addr: u16| match kind {
+        Access::Read => readable(addr),
+        _ => writable(addr),
+    };
+    let zero_page =
+        |at: u8| u16::from_le_bytes([bus.ram[at as usize], bus.ram[at.wrapping_add(1) as usize]]);
+    let indexed = |base: u16, index: u8| {
+        let addr = base.wrapping_add(index as u16);
+        readable((base & 0xFF00) | (addr & 0xFF)) && data(addr)
+    };
+    let absolute = u16::from_le_bytes([op.bytes[1], op.bytes[2]]);
+    Some(match const { OPCODES[OPCODE as usize].mode } {
+        ZeroPage => data(op.bytes[1] as u16),
+        ZeroPageX => data(op.bytes[1].wrapping_add(cpu.x) as u16),
+        ZeroPageY => data(op.bytes[1].wrapping_add(cpu.y) as u16),
+        Absolute => data(absolute),
+        AbsoluteX => indexed(absolute, cpu.x),
+        AbsoluteY => indexed(absolute, cpu.y),
+        IndirectX => data(zero_page(op.bytes[1].wrapping_add(cpu.x))),
+        IndirectY => indexed(zero_page(op.bytes[1]), cpu.y),
+        _ => return None,
+    })
 }
 
 /// [`run_op`] while the memory recorder is attached: tells it which
@@ -517,7 +698,7 @@ fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
     // Accesses are reported with their op's address: no call per op (but
     // see `run_op_counted`).
     let mut cycles = Recorded::<_, FULL> {
-        cycles: Translated { op, owed, next: 0 },
+        cycles: Translated::new(op, owed),
         op_pc: op.pc,
     };
     if matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
@@ -526,7 +707,7 @@ fn run_op_reporting<const OPCODE: u8, const FULL: bool>(
     cpu.pc = op.pc;
     cycles.fetch(cpu, bus);
     cpu.execute(bus, &mut cycles, OPCODE);
-    cycles.cycles.owed
+    cycles.cycles.owed()
 }
 
 #[cfg(test)]
