@@ -204,22 +204,22 @@ impl Cpu {
         self.store_data(bus, src, target, stored);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn sha<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.a & self.x);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn shx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.x);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn shy<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.store_high_and(bus, src, mode, self.y);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn tas<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, mode: Mode) {
         self.s = self.a & self.x;
         self.store_high_and(bus, src, mode, self.s);

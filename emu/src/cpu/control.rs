@@ -37,14 +37,14 @@ impl Cpu {
         self.pc = target;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn jam<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S, opcode: u8) {
         // The opcode's second cycle still happens before the CPU locks up.
         src.read_pc(self, bus);
         self.jammed = Some((self.pc.wrapping_sub(1), opcode));
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn jmp_abs<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
         let hi = src.fetch(self, bus);
@@ -53,7 +53,7 @@ impl Cpu {
 
     /// JMP (ind): the pointer's high byte is read from the same page (the
     /// famous $xxFF bug).
-    #[inline]
+    #[inline(always)]
     pub(super) fn jmp_ind<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
         let hi = src.fetch(self, bus);
@@ -67,7 +67,7 @@ impl Cpu {
         self.pc = u16::from_le_bytes([target_lo, target_hi]);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn jsr<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         let lo = src.fetch(self, bus);
         self.load(bus, src, 0x100 | self.s as u16);
@@ -77,7 +77,7 @@ impl Cpu {
         self.pc = u16::from_le_bytes([lo, hi]);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn rts<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.load(bus, src, 0x100 | self.s as u16);
@@ -88,7 +88,7 @@ impl Cpu {
         self.pc = self.pc.wrapping_add(1);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn rti<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.load(bus, src, 0x100 | self.s as u16);
@@ -102,7 +102,7 @@ impl Cpu {
 
     /// BRK: the padding byte after the opcode is fetched and skipped, then
     /// the interrupt sequence pushes PC and P (with B set).
-    #[inline]
+    #[inline(always)]
     pub(super) fn brk<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         src.fetch(self, bus);
         self.interrupt_sequence(bus, src, true);

@@ -6,19 +6,19 @@ use super::{Cpu, Cycles, B, C, D, I, U, V};
 use crate::bus::Bus;
 
 impl Cpu {
-    #[inline]
+    #[inline(always)]
     pub(super) fn pha<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.push(bus, src, self.a);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn php<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.push(bus, src, self.p | B | U);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn pla<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.load(bus, src, 0x100 | self.s as u16);
@@ -26,7 +26,7 @@ impl Cpu {
         self.lda(v);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn plp<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.load(bus, src, 0x100 | self.s as u16);
@@ -35,105 +35,105 @@ impl Cpu {
         self.unsettle_poll();
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn clc<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !C;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn sec<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= C;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn cli<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !I;
         self.unsettle_poll();
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn sei<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= I;
         self.unsettle_poll();
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn clv<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !V;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn cld<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p &= !D;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn sed<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.p |= D;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn tax<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.a);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn tay<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.a);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn txa<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.lda(self.x);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn tya<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.lda(self.y);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn tsx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.s);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn txs<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.s = self.x;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn inx<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.x.wrapping_add(1));
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn iny<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.y.wrapping_add(1));
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn dex<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldx(self.x.wrapping_sub(1));
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn dey<S: Cycles>(&mut self, bus: &mut Bus, src: &mut S) {
         self.implied(bus, src);
         self.ldy(self.y.wrapping_sub(1));

@@ -621,7 +621,9 @@ const fn access(opcode: u8) -> Access {
 /// effective address, and for an indexed mode the uncorrected address of
 /// its dummy read, checked whether or not the page is crossed. A
 /// conditional branch's only data access is its dummy read when it is
-/// taken across a page.
+/// taken across a page; the pushes are writes, and `RTS` ends with a
+/// dummy read at the address it pulled (the other stack reads are of
+/// console RAM, plain whatever `S` is).
 #[inline(always)]
 fn accesses_plain<const OPCODE: u8>(op: &Op, cpu: &Cpu, bus: &Bus) -> Option<bool> {
     use crate::cpu::opcodes::Mode::*;
@@ -631,11 +633,23 @@ fn accesses_plain<const OPCODE: u8>(op: &Op, cpu: &Cpu, bus: &Bus) -> Option<boo
         let target = next.wrapping_add(op.bytes[1] as i8 as u16);
         return Some((target ^ next) & 0xFF00 == 0 || readable((next & 0xFF00) | (target & 0xFF)));
     }
+    let writable = |addr: u16| addr < 0x2000 && !bus.code.ram_marked(addr as usize & 0x7FF);
+    let stack = |offset: u8| 0x100 | cpu.s.wrapping_add(offset) as u16;
+    match OPCODE {
+        // JSR pushes the return address; PHA and PHP push a byte.
+        0x20 => return Some(writable(stack(0)) && writable(stack(0xFF))),
+        0x48 | 0x08 => return Some(writable(stack(0))),
+        // RTS's last cycle reads the byte at the address it pulled.
+        0x60 => {
+            let to = u16::from_le_bytes([bus.ram[stack(1) as usize], bus.ram[stack(2) as usize]]);
+            return Some(readable(to));
+        }
+        _ => {}
+    }
     let kind = const { access(OPCODE) };
     if matches!(kind, Access::Other) {
         return None;
     }
-    let writable = |addr: u16| addr < 0x2000 && !bus.code.ram_marked(addr as usize & 0x7FF);
     let data = |addr: u16| match kind {
         Access::Read => readable(addr),
         _ => writable(addr),
