@@ -93,6 +93,38 @@ impl Banks {
         }
     }
 
+    /// The PRG mapping itself as a number, equal for equal mappings (unlike
+    /// [`Banks::prg_generation`], which counts changes): each window's
+    /// 8 KiB page in 10 bits and the PRG RAM page in 6 (present,
+    /// writable), so a mapping a game switches back to, as most do every
+    /// frame, finds what was made under it still current. Below 2^47.
+    /// Beyond 8 MiB of PRG ROM or 31 pages of PRG RAM, where a page does not
+    /// fit its bits, the generation stands in (bit 46 set), which is never
+    /// equal after a change.
+    #[inline]
+    pub fn prg_key(&self) -> u64 {
+        let mut key = 0u64;
+        let mut fits = true;
+        for (i, &offset) in self.prg.iter().enumerate() {
+            let page = (offset / PRG_PAGE) as u64;
+            fits &= page < 1 << 10;
+            key |= (page & 0x3FF) << (10 * i);
+        }
+        let ram = match self.prg_ram {
+            None => 0,
+            Some(offset) => {
+                let page = (offset / PRG_PAGE) as u64 + 1;
+                fits &= page < 1 << 5;
+                (page & 0x1F) << 1 | self.prg_ram_writable as u64
+            }
+        };
+        if fits {
+            key | ram << 40
+        } else {
+            1 << 46 | self.prg_generation as u64
+        }
+    }
+
     pub fn set_chr_1k(&mut self, slot: usize, bank: usize, chr_len: usize) {
         let pages = (chr_len / CHR_PAGE).max(1);
         self.chr[slot] = (bank % pages) * CHR_PAGE;
@@ -126,5 +158,53 @@ impl Banks {
 impl Default for Banks {
     fn default() -> Self {
         Banks::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equal mappings have equal keys, whatever happened in between; any
+    /// change of a window's page or of PRG RAM changes the key.
+    #[test]
+    fn the_prg_key_is_the_mapping() {
+        let len = 512 * 1024;
+        let mut banks = Banks::new();
+        let start = banks.prg_key();
+        banks.set_prg_16k(0, 5, len);
+        let switched = banks.prg_key();
+        assert_ne!(switched, start);
+        banks.set_prg_16k(0, 0, len);
+        assert_eq!(banks.prg_key(), start, "switched back");
+        assert_ne!(banks.prg_generation, 0, "the generation still counts");
+        for slot in 0..4 {
+            let mut other = Banks::new();
+            other.set_prg_8k(slot, 63, len);
+            assert_ne!(other.prg_key(), start, "window {slot}");
+        }
+        let mut ram = Banks::new();
+        ram.set_prg_ram(Some(PRG_PAGE), true);
+        assert_ne!(ram.prg_key(), start);
+        ram.set_prg_ram(Some(PRG_PAGE), false);
+        let read_only = ram.prg_key();
+        ram.set_prg_ram(None, false);
+        assert_ne!(ram.prg_key(), read_only);
+        assert_ne!(ram.prg_key(), start);
+        assert!(start < 1 << 46);
+    }
+
+    /// A page beyond the key's bits (PRG ROM over 8 MiB) falls back to the
+    /// generation: a change is never mistaken for the mapping before it.
+    #[test]
+    fn a_page_beyond_the_keys_bits_falls_back_to_the_generation() {
+        let len = 16 * 1024 * 1024;
+        let mut banks = Banks::new();
+        banks.set_prg_8k(0, 1024, len);
+        let first = banks.prg_key();
+        assert_ne!(first & 1 << 46, 0);
+        banks.set_prg_8k(0, 2047, len);
+        banks.set_prg_8k(0, 1024, len);
+        assert_ne!(banks.prg_key(), first, "a counted change is a change");
     }
 }

@@ -384,12 +384,16 @@ impl Translator {
         block.ops[0].code(block.code_high)
     }
 
-    /// What makes a link current: the PRG mapping generation and the
-    /// invalidation epoch. Neither changes inside a run of blocks (a bank
-    /// switch stops the run; invalidation happens between runs).
+    /// What makes a link current: the PRG mapping (`Banks::prg_key`, so
+    /// that switching back to a mapping makes its links current again: fff
+    /// switches banks every frame, and 70 % of its link misses were links
+    /// made stale by that) and the invalidation epoch
+    /// ([`Translator::next_link_epoch`]). Neither changes inside a run of
+    /// blocks (a bank switch stops the run; invalidation happens between
+    /// runs).
     #[inline]
     fn link_stamp(&self, bus: &Bus) -> u64 {
-        (bus.cart.banks.prg_generation as u64) << 32 | self.link_epoch as u64
+        bus.cart.banks.prg_key() << 16 | self.link_epoch as u64
     }
 
     /// [`Translator::successor`] with the current [`Translator::link_stamp`].

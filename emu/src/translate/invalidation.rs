@@ -75,13 +75,30 @@ impl Translator {
                 self.drop_block(id, bus, None);
             }
         }
-        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+        self.next_link_epoch();
+    }
+
+    /// Makes every link made so far stale (`Translator::link_stamp`). The
+    /// epoch takes 16 bits of a stamp and is never 0 (so that stamp 0, a
+    /// new block's, is never current); when it would wrap, every link is
+    /// made stale by hand instead.
+    pub(super) fn next_link_epoch(&mut self) {
+        if self.link_epoch >= 0xFFFF {
+            for block in &mut self.blocks {
+                for link in &mut block.links {
+                    link.stamp = 0;
+                }
+            }
+            self.link_epoch = 1;
+        } else {
+            self.link_epoch += 1;
+        }
     }
 
     /// Makes every successor link stale, so that each is made again (and
     /// noticed: `taken_targets`) the next time it is taken.
     pub fn forget_links(&mut self) {
-        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+        self.next_link_epoch();
         for block in &mut self.blocks {
             block.branch_noted = false;
         }
@@ -135,7 +152,7 @@ impl Translator {
         *self.index_slot(key) = 0;
         self.blocks[id].valid = false;
         self.free.push(id as u32);
-        self.link_epoch = self.link_epoch.wrapping_add(1).max(1);
+        self.next_link_epoch();
         self.stats.invalidated += 1;
     }
 
