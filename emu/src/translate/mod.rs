@@ -27,7 +27,10 @@
 //! block that fits the window runs its ops back to back with no stop test
 //! between them, and a block that loops to itself, or a chain of blocks,
 //! stays in the window from run to run (`execution::run_ops_repeating`).
-//! The interpreter, the reference, spends every cycle on the bus. Blocks
+//! The interpreter, the reference, spends every cycle on the bus. An op
+//! whose data accesses are all found plain before it runs (RAM, ROM:
+//! `op::accesses_plain`) runs in the window with no way back to the bus
+//! compiled in, so its handler calls nothing and saves no registers. Blocks
 //! are chained (each links to its recent successors, so runs of short
 //! blocks stay inside [`Translator::run_chain`]), and idle loops — games
 //! spin in "wait for NMI" loops for most of each frame — are counted in
