@@ -90,22 +90,20 @@ impl Ppu {
         let start = if sprites_left { from } else { from.max(8) };
         let start = start.max(sprites_from as usize);
         let until = until.min(sprites_to as usize);
-        let mut x = start;
-        while x < until {
+        let mut next = start;
+        while next < until {
             // Eight pixels at a time where none has a sprite: the span
             // from the leftmost sprite to the rightmost is mostly gaps.
-            if let Some(eight) = self.line_sprites.get(x..x + 8) {
-                if x + 8 <= until && eight == [0; 8] {
-                    x += 8;
-                    continue;
-                }
+            if next + 8 <= until && self.line_sprites[next..next + 8] == [0; 8] {
+                next += 8;
+                continue;
             }
+            let x = next;
+            next += 1;
             let sprite = self.line_sprites[x];
-            x += 1;
             if sprite == 0 {
                 continue;
             }
-            let x = x - 1;
             let opaque_bg = show_bg && (x >= 8 || bg_left) && bg_line[x] & 3 != 0;
             if sprite & 0x80 != 0 && opaque_bg && x != 255 && !self.sprite0_hit {
                 self.sprite0_hit = true;
