@@ -99,7 +99,8 @@ impl Banks {
     /// writable), so a mapping a game switches back to, as most do every
     /// frame, finds what was made under it still current. Below 2^47.
     /// Beyond 8 MiB of PRG ROM or 31 pages of PRG RAM, where a page does not
-    /// fit its bits, the generation stands in (bit 46 set), which is never
+    /// fit its bits, or for an offset that is no whole page (no board maps
+    /// one today), the generation stands in (bit 46 set), which is never
     /// equal after a change.
     #[inline]
     pub fn prg_key(&self) -> u64 {
@@ -107,14 +108,14 @@ impl Banks {
         let mut fits = true;
         for (i, &offset) in self.prg.iter().enumerate() {
             let page = (offset / PRG_PAGE) as u64;
-            fits &= page < 1 << 10;
+            fits &= page < 1 << 10 && offset % PRG_PAGE == 0;
             key |= (page & 0x3FF) << (10 * i);
         }
         let ram = match self.prg_ram {
             None => 0,
             Some(offset) => {
                 let page = (offset / PRG_PAGE) as u64 + 1;
-                fits &= page < 1 << 5;
+                fits &= page < 1 << 5 && offset % PRG_PAGE == 0;
                 (page & 0x1F) << 1 | self.prg_ram_writable as u64
             }
         };

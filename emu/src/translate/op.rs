@@ -162,8 +162,7 @@ impl<'a> Translated<'a> {
     #[inline(always)]
     fn close(&mut self, cpu: &mut Cpu, bus: &mut Bus) {
         if self.open {
-            settle(cpu, bus, self.owed);
-            cpu.idle_budget = 0;
+            close_window(cpu, bus, self.owed);
             self.open = false;
         }
     }
@@ -188,6 +187,14 @@ pub(super) fn settle(cpu: &mut Cpu, bus: &mut Bus, owed: u32) {
         bus.skip_idle_cycles(owed as u64);
         cpu.idle_budget -= owed;
     }
+}
+
+/// Adds `owed` window cycles to the machine and closes the window: the
+/// next op opens it again from the machine as it is.
+#[inline(always)]
+fn close_window(cpu: &mut Cpu, bus: &mut Bus, owed: u32) {
+    settle(cpu, bus, owed);
+    cpu.idle_budget = 0;
 }
 
 /// Opens the idle window for the next `cycles` cycles if it can be (see
@@ -529,8 +536,7 @@ fn run_op<const OPCODE: u8>(op: &Op, cpu: &mut Cpu, bus: &mut Bus, owed: u32) ->
     // all run on the bus, and they close the window for the ops after them.
     if owed == CLOSED || matches!(OPCODE, 0x58 | 0x78 | 0x28 | 0x40 | 0x00) {
         if owed != CLOSED {
-            settle(cpu, bus, owed);
-            cpu.idle_budget = 0;
+            close_window(cpu, bus, owed);
         }
         return run_op_closed::<OPCODE>(op, cpu, bus);
     }
