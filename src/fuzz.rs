@@ -271,6 +271,7 @@ impl Program {
 /// cycles and the other counters.
 pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
     let rom = program.rom();
+    check_regions(&rom, frames, seed)?;
     for single_step in [false, true] {
         let mode = if single_step {
             "one instruction per block"
@@ -310,6 +311,23 @@ pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// The translator with hot regions (`translate::region`, formed at a
+/// head's first visit so that short programs form many) against the
+/// interpreter, with no probe attached (regions run only in the plain
+/// chain).
+fn check_regions(rom: &[u8], frames: u64, seed: u64) -> Result<(), String> {
+    let mut pair = Lockstep::new(rom, false)?;
+    pair.translated
+        .set_regions(emu::translate::RegionChoice::Net { threshold: 0 });
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
+    let pads: Vec<u8> = (0..frames).map(|_| rng.random()).collect();
+    for (frame, &pad) in pads.iter().enumerate() {
+        pair.run(1, |_| pad)
+            .map_err(|e| format!("hot regions, frame {frame}: {e}"))?;
     }
     Ok(())
 }

@@ -208,6 +208,56 @@ fn dmc_fetches_inside_idle_loops() {
     }
 }
 
+/// Hot regions (`run --regions net`) change nothing but speed: every
+/// bundled workload replaying its movie ends with the same frame, RAM,
+/// cycles and instructions with them as without, and on both engines'
+/// lockstep (the interpreter against the translator with regions formed
+/// at a head's first visit, compared after every run of blocks) for the
+/// first 300 frames of each.
+#[test]
+fn hot_regions_change_nothing() {
+    let (mut checked, mut with_regions) = (0, 0);
+    for (stem, rom_path, movie_path) in movie_workloads() {
+        let rom = std::fs::read(&rom_path).unwrap();
+        let movie = emu::movie::Movie::load(&movie_path).unwrap();
+        let replay = emu::movie::Replay::new(&rom, &movie).unwrap();
+        let frames = replay.len().min(600);
+        let end = |regions: emu::translate::RegionChoice| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_regions(regions);
+            while nes.frame_count() < frames {
+                replay.apply(&mut nes, frames).unwrap();
+                if nes.frame_count() >= frames {
+                    break;
+                }
+                nes.run_frame();
+            }
+            let state = (
+                nes.frame_hash(),
+                nes.ram_hash(),
+                nes.cycles(),
+                nes.retired(),
+            );
+            (state, nes.region_stats().ops)
+        };
+        let (plain, _) = end(emu::translate::RegionChoice::Off);
+        let (hot, ops) = end(emu::translate::RegionChoice::NET);
+        assert_eq!(plain, hot, "{stem}");
+        with_regions += usize::from(ops > 0);
+        let mut pair = Lockstep::from_replay(&replay, false).unwrap();
+        pair.translated
+            .set_regions(emu::translate::RegionChoice::Net { threshold: 0 });
+        pair.run_replay(&replay, frames.min(300))
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        checked += 1;
+    }
+    assert!(checked >= 13, "every workload has a movie");
+    assert!(
+        with_regions * 2 > checked,
+        "regions ran on {with_regions} of {checked} workloads"
+    );
+}
+
 /// Idle-loop skipping changes nothing but speed: every bundled workload
 /// replaying its movie ends with the same frame, RAM, cycles and
 /// instructions with it switched off (`run --no-idle-skip`).

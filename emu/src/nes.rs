@@ -96,6 +96,8 @@ pub struct Nes {
     single_step_blocks: bool,
     /// Idle-loop skipping off (see [`Nes::set_idle_skip`]).
     no_idle_skip: bool,
+    /// How the translator chooses hot regions (see [`Nes::set_regions`]).
+    regions: crate::translate::RegionChoice,
     audio_rate: Option<u32>,
 }
 
@@ -117,6 +119,7 @@ impl Nes {
             retired: 0,
             single_step_blocks: false,
             no_idle_skip: false,
+            regions: crate::translate::RegionChoice::Off,
             audio_rate: None,
         };
         nes.cpu.power_on(&mut nes.bus);
@@ -392,6 +395,24 @@ impl Nes {
         }
     }
 
+    /// Chooses how the translator forms hot regions (`translate::region`;
+    /// off by default): runs of blocks along hot paths run as one unit.
+    /// The results are identical either way; the regions formed so far are
+    /// dropped.
+    pub fn set_regions(&mut self, choice: crate::translate::RegionChoice) {
+        if let Some(t) = self.translator.as_mut() {
+            t.set_regions(choice.clone());
+        }
+        self.regions = choice;
+    }
+
+    /// What the translator's regions did so far.
+    pub fn region_stats(&self) -> crate::translate::RegionStats {
+        self.translator
+            .as_ref()
+            .map_or_else(Default::default, |t| t.region_stats())
+    }
+
     /// Whether idle-loop skipping is on.
     pub fn idle_skip(&self) -> bool {
         !self.no_idle_skip
@@ -433,10 +454,12 @@ impl Nes {
         let no_idle_skip = self.no_idle_skip;
         let events = &self.probes.events;
         let taken = &self.probes.taken;
+        let regions = &self.regions;
         let translator = self.translator.get_or_insert_with(|| {
             let mut t = Box::new(Translator::new(&self.bus));
             // (No block yet: no repeat to set again.)
             t.no_idle_skip = no_idle_skip;
+            t.set_regions(regions.clone());
             if let Some(log) = events.as_deref() {
                 t.watched = log.watched().map(|e| (e, ())).collect();
             }

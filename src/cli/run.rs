@@ -43,12 +43,27 @@ pub struct RunArgs {
     /// counting them in one step (results identical).
     #[arg(long)]
     pub no_idle_skip: bool,
+    /// Translator only, experimental: hot regions, runs of blocks along
+    /// the hot paths run as one unit (results identical; prints what they
+    /// covered). `net`: chosen by counters on the targets of backward
+    /// jumps and branches; `off`: every block on its own. Faster on code
+    /// that loops in long paths, slower on most games so far
+    /// (BENCHMARKS.md, "Hot regions").
+    #[arg(long, value_enum, default_value = "off")]
+    pub regions: RegionsArg,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
     /// Also write the run's audio to this file (16-bit mono PCM WAV, 48 kHz).
     #[arg(long, value_name = "F.wav")]
     pub wav: Option<PathBuf>,
+}
+
+/// `run --regions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegionsArg {
+    Off,
+    Net,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -70,6 +85,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);
     nes.set_idle_skip(!args.no_idle_skip);
+    nes.set_regions(match args.regions {
+        RegionsArg::Off => emu::translate::RegionChoice::Off,
+        RegionsArg::Net => emu::translate::RegionChoice::NET,
+    });
     let frames = args
         .frames
         .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
@@ -126,5 +145,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         nes.frame_hash(),
         nes.ram_hash()
     ));
+    if args.regions != RegionsArg::Off {
+        let s = nes.region_stats();
+        let share = s.ops as f64 / instructions.max(1) as f64 * 100.0;
+        eprintln!(
+            "regions: formed={} runs={} ops={} ({share:.1} % of instructions) exits={} missed={}",
+            s.formed, s.runs, s.ops, s.exits, s.missed
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

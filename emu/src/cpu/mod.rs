@@ -206,6 +206,11 @@ pub struct Cpu {
     /// interrupt poll stops being settled, so a window never spans a cycle
     /// whose poll could change something.
     pub(crate) idle_budget: u32,
+    /// The translator's hot regions' scratch (`translate::region`): the
+    /// cycle the chain must stop at while a region runs, and the window
+    /// cycles owed when a region's check between two blocks stopped it.
+    pub(crate) region_stop: u64,
+    pub(crate) region_owed: u32,
 }
 
 impl Default for Cpu {
@@ -232,6 +237,8 @@ impl Cpu {
             poll_settled: false,
             seen_lines: 0,
             idle_budget: 0,
+            region_stop: 0,
+            region_owed: 0,
         }
     }
 

@@ -125,6 +125,15 @@ pub struct Block {
     /// The blocks most recently run after this one (a branch has two
     /// successors), so a chain of blocks skips the lookup by PC.
     pub links: [Link; 2],
+    /// For a region's head block (`translate::region`), its slot's index
+    /// + 1; 0 for every other block.
+    pub region: u32,
+    /// Whether a region was formed through it since it was translated:
+    /// dropping it then drops those regions.
+    pub in_region: bool,
+    /// Whether it was a region's head from which no region could be
+    /// formed: it is not made one again.
+    pub region_failed: bool,
     /// The memory level its ops' handlers are for (`op::PLAIN` when
     /// translated; see [`Block::set_handlers`]).
     pub handlers: u8,

@@ -3,6 +3,7 @@
 
 use super::block::{Block, Link, NO_CODE};
 use super::op::{settle, LONGEST_INSTRUCTION};
+use super::region::{RegionChoice, RegionEnd};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::opcodes::Flow;
@@ -38,13 +39,22 @@ impl Translator {
         if probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none() {
             // (The taken branch targets cost the loop nothing: see
             // `Block::repeat_at_for`.)
-            return match &probes.sampler {
-                None => {
-                    self.run_chain_unobserved::<false>(first, cpu, bus, probes, stop_at_cycle, 0)
+            // (With regions off, the loop is compiled without them.)
+            let regions = !matches!(self.region_choice, RegionChoice::Off);
+            let due = probes.sampler.as_ref().map(|s| s.due_cycle());
+            let (first, limit) = (first, stop_at_cycle);
+            return match (due, regions) {
+                (None, false) => {
+                    self.run_chain_unobserved::<false, false>(first, cpu, bus, probes, limit, 0)
                 }
-                Some(sampler) => {
-                    let due = sampler.due_cycle();
-                    self.run_chain_unobserved::<true>(first, cpu, bus, probes, stop_at_cycle, due)
+                (None, true) => {
+                    self.run_chain_unobserved::<false, true>(first, cpu, bus, probes, limit, 0)
+                }
+                (Some(due), false) => {
+                    self.run_chain_unobserved::<true, false>(first, cpu, bus, probes, limit, due)
+                }
+                (Some(due), true) => {
+                    self.run_chain_unobserved::<true, true>(first, cpu, bus, probes, limit, due)
                 }
             };
         }
@@ -117,9 +127,9 @@ impl Translator {
     /// between blocks, so the loop from block to block does only what
     /// running them needs. Most runs are this one. A block that could
     /// reach `leave_at` goes to [`Translator::run_sampled_blocks`] with
-    /// those after it until the batch is done. Returns the instructions
-    /// retired.
-    fn run_chain_unobserved<const LIGHT: bool>(
+    /// those after it until the batch is done. With `REGIONS`, a region's
+    /// head runs its region (`region`). Returns the instructions retired.
+    fn run_chain_unobserved<const LIGHT: bool, const REGIONS: bool>(
         &mut self,
         first: u32,
         cpu: &mut Cpu,
@@ -141,6 +151,26 @@ impl Translator {
         // runs it, and before the chain returns.
         let mut owed = 0;
         'chain: loop {
+            // A region's head runs its region, which ends in one of its
+            // blocks as that block's run would (`region`).
+            let mut ran = None;
+            let slot = if REGIONS {
+                self.blocks[id as usize].region
+            } else {
+                0
+            };
+            if REGIONS && slot != 0 {
+                match self.region_turn(slot - 1, stamp, cpu, bus, stop_at_cycle, &mut owed) {
+                    Some(RegionEnd::In(end, run) | RegionEnd::Exit(end, run)) => {
+                        (id, ran) = (end, Some(run));
+                    }
+                    Some(RegionEnd::At(at, ops, window)) => {
+                        (id, owed) = (at, window);
+                        retired += ops;
+                    }
+                    None => {}
+                }
+            }
             let block = &self.blocks[id as usize];
             let entry = block.entry;
             // A block that loops back to itself runs again straight away:
@@ -151,8 +181,10 @@ impl Translator {
             let repeat = block.repeat_at;
             let start = loop {
                 let start = bus.cycles + owed as u64;
-                bus.attention = false;
-                let run = if block.live {
+                let run = if let Some(run) = ran.take() {
+                    run
+                } else if block.live {
+                    bus.attention = false;
                     Self::run_ops_repeating::<true>(
                         &block.ops,
                         repeat,
@@ -163,6 +195,7 @@ impl Translator {
                         owed,
                     )
                 } else {
+                    bus.attention = false;
                     Self::run_ops_repeating::<false>(
                         &block.ops,
                         repeat,
@@ -379,7 +412,7 @@ impl Translator {
     }
 
     /// The code address of block `id`'s entry.
-    fn entry_code(&self, id: u32) -> u32 {
+    pub(super) fn entry_code(&self, id: u32) -> u32 {
         let block = &self.blocks[id as usize];
         block.ops[0].code(block.code_high)
     }
@@ -419,6 +452,7 @@ impl Translator {
         if self.notes_link(from) {
             self.note_link(from, pc, id);
         }
+        self.net_link(from, pc, id);
         let block = &mut self.blocks[from as usize];
         if block.links[1].count > 0 {
             // Counted in a truth burst, pushed out after it.

@@ -393,7 +393,7 @@ impl Translator {
 
     /// [`Translator::run_ops`] checking for a stop after every op.
     #[inline(always)]
-    fn run_ops_one_by_one<const LIVE: bool>(
+    pub(super) fn run_ops_one_by_one<const LIVE: bool>(
         ops: &[Op],
         cpu: &mut Cpu,
         bus: &mut Bus,

@@ -70,12 +70,14 @@ impl Translator {
                 block.ops = Vec::new();
                 block.valid = false;
                 *self.index_slot(key) = 0;
+                self.release_region(id);
                 self.free.push(id);
             } else {
                 self.drop_block(id, bus, None);
             }
         }
         self.next_link_epoch();
+        self.set_regions(self.region_choice.clone());
     }
 
     /// Makes every link made so far stale (`Translator::link_stamp`). The
@@ -99,6 +101,7 @@ impl Translator {
     /// noticed: `taken_targets`) the next time it is taken.
     pub fn forget_links(&mut self) {
         self.next_link_epoch();
+        self.set_regions(self.region_choice.clone());
         for block in &mut self.blocks {
             block.branch_noted = false;
         }
@@ -151,6 +154,10 @@ impl Translator {
         }
         *self.index_slot(key) = 0;
         self.blocks[id].valid = false;
+        self.release_region(id as u32);
+        if self.blocks[id].in_region {
+            self.drop_regions_through(id as u32);
+        }
         self.free.push(id as u32);
         self.next_link_epoch();
         self.stats.invalidated += 1;

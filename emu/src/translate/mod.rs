@@ -46,7 +46,7 @@
 //! (idle-loop skipping), `invalidation` (code writes), `flow` (the truth
 //! recorder's bulk counts), `dynamic_transfers` (the counts of returns and
 //! indirect jumps on their way there), `sampling` (the sampler inside
-//! blocks).
+//! blocks), `region` (runs of blocks along hot paths, run as one).
 
 pub mod block;
 mod chaining;
@@ -56,10 +56,12 @@ mod flow;
 mod idle;
 mod invalidation;
 mod op;
+mod region;
 mod sampling;
 mod translation;
 
 use block::Block;
+pub use region::{RegionChoice, RegionStats};
 
 use crate::bus::Bus;
 use crate::code_watch::CodeKey;
@@ -144,6 +146,13 @@ pub struct Translator {
     /// a branch's target is made.
     pub taken: Option<std::sync::Arc<crate::taken_targets::TakenTargets>>,
     pub stats: TranslatorStats,
+    /// How hot regions are chosen (`region`), the heads' slots (a head
+    /// block's [`Block::region`] is its index + 1), the free ones, and what
+    /// the regions did.
+    region_choice: RegionChoice,
+    region_slots: Vec<region::RegionSlot>,
+    free_region_slots: Vec<u32>,
+    region_stats: RegionStats,
 }
 
 #[derive(Debug, Default, Clone, Copy)]

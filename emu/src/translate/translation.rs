@@ -258,6 +258,9 @@ impl Translator {
             // Stamp 0 is never current (the epoch starts at 1).
             links: [Link::default(); 2],
             handlers: PLAIN,
+            region: 0,
+            in_region: false,
+            region_failed: false,
         };
         let block = Block {
             repeat_at: block.repeat_at_for(self.no_idle_skip, self.taken.is_some()),
