@@ -322,7 +322,7 @@ pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
 fn check_regions(rom: &[u8], frames: u64, seed: u64) -> Result<(), String> {
     let mut pair = Lockstep::new(rom, false)?;
     pair.translated
-        .set_regions(emu::translate::RegionChoice::Net { threshold: 0 });
+        .set_regions(emu::translate::region::RegionChoice::Net { threshold: 0 });
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
     let pads: Vec<u8> = (0..frames).map(|_| rng.random()).collect();
     for (frame, &pad) in pads.iter().enumerate() {

@@ -222,7 +222,7 @@ fn hot_regions_change_nothing() {
         let movie = emu::movie::Movie::load(&movie_path).unwrap();
         let replay = emu::movie::Replay::new(&rom, &movie).unwrap();
         let frames = replay.len().min(600);
-        let end = |regions: emu::translate::RegionChoice| {
+        let end = |regions: emu::translate::region::RegionChoice| {
             let mut nes = replay.power_on().unwrap();
             nes.set_regions(regions);
             while nes.frame_count() < frames {
@@ -240,13 +240,13 @@ fn hot_regions_change_nothing() {
             );
             (state, nes.region_stats().ops)
         };
-        let (plain, _) = end(emu::translate::RegionChoice::Off);
-        let (hot, ops) = end(emu::translate::RegionChoice::NET);
+        let (plain, _) = end(emu::translate::region::RegionChoice::Off);
+        let (hot, ops) = end(emu::translate::region::RegionChoice::NET);
         assert_eq!(plain, hot, "{stem}");
         with_regions += usize::from(ops > 0);
         let mut pair = Lockstep::from_replay(&replay, false).unwrap();
         pair.translated
-            .set_regions(emu::translate::RegionChoice::Net { threshold: 0 });
+            .set_regions(emu::translate::region::RegionChoice::Net { threshold: 0 });
         pair.run_replay(&replay, frames.min(300))
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         checked += 1;

@@ -97,7 +97,7 @@ pub struct Nes {
     /// Idle-loop skipping off (see [`Nes::set_idle_skip`]).
     no_idle_skip: bool,
     /// How the translator chooses hot regions (see [`Nes::set_regions`]).
-    regions: crate::translate::RegionChoice,
+    regions: crate::translate::region::RegionChoice,
     audio_rate: Option<u32>,
 }
 
@@ -119,7 +119,7 @@ impl Nes {
             retired: 0,
             single_step_blocks: false,
             no_idle_skip: false,
-            regions: crate::translate::RegionChoice::Off,
+            regions: crate::translate::region::RegionChoice::Off,
             audio_rate: None,
         };
         nes.cpu.power_on(&mut nes.bus);
@@ -399,7 +399,7 @@ impl Nes {
     /// off by default): runs of blocks along hot paths run as one unit.
     /// The results are identical either way; the regions formed so far are
     /// dropped.
-    pub fn set_regions(&mut self, choice: crate::translate::RegionChoice) {
+    pub fn set_regions(&mut self, choice: crate::translate::region::RegionChoice) {
         if let Some(t) = self.translator.as_mut() {
             t.set_regions(choice.clone());
         }
@@ -407,7 +407,7 @@ impl Nes {
     }
 
     /// What the translator's regions did so far.
-    pub fn region_stats(&self) -> crate::translate::RegionStats {
+    pub fn region_stats(&self) -> crate::translate::region::RegionStats {
         self.translator
             .as_ref()
             .map_or_else(Default::default, |t| t.region_stats())

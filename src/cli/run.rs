@@ -86,8 +86,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     nes.set_engine(args.engine);
     nes.set_idle_skip(!args.no_idle_skip);
     nes.set_regions(match args.regions {
-        RegionsArg::Off => emu::translate::RegionChoice::Off,
-        RegionsArg::Net => emu::translate::RegionChoice::NET,
+        RegionsArg::Off => emu::translate::region::RegionChoice::Off,
+        RegionsArg::Net => emu::translate::region::RegionChoice::NET,
     });
     let frames = args
         .frames

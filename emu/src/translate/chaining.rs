@@ -3,7 +3,8 @@
 
 use super::block::{Block, Link, NO_CODE};
 use super::op::{settle, LONGEST_INSTRUCTION};
-use super::region::{RegionChoice, RegionEnd};
+use super::region::RegionChoice;
+use super::regions::RegionEnd;
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::cpu::opcodes::Flow;
@@ -38,11 +39,11 @@ impl Translator {
         // the middle of another.)
         if probes.flow.is_none() && probes.events.is_none() && bus.memory.is_none() {
             // (The taken branch targets cost the loop nothing: see
-            // `Block::repeat_at_for`.)
-            // (With regions off, the loop is compiled without them.)
+            // `Block::repeat_at_for`; with regions off, the loop is
+            // compiled without them.)
             let regions = !matches!(self.region_choice, RegionChoice::Off);
             let due = probes.sampler.as_ref().map(|s| s.due_cycle());
-            let (first, limit) = (first, stop_at_cycle);
+            let limit = stop_at_cycle;
             return match (due, regions) {
                 (None, false) => {
                     self.run_chain_unobserved::<false, false>(first, cpu, bus, probes, limit, 0)

@@ -46,7 +46,8 @@
 //! (idle-loop skipping), `invalidation` (code writes), `flow` (the truth
 //! recorder's bulk counts), `dynamic_transfers` (the counts of returns and
 //! indirect jumps on their way there), `sampling` (the sampler inside
-//! blocks), `region` (runs of blocks along hot paths, run as one).
+//! blocks), `region` (runs of blocks along hot paths, run as one) and
+//! `regions` (forming and running them).
 
 pub mod block;
 mod chaining;
@@ -56,12 +57,12 @@ mod flow;
 mod idle;
 mod invalidation;
 mod op;
-mod region;
+pub mod region;
+mod regions;
 mod sampling;
 mod translation;
 
 use block::Block;
-pub use region::{RegionChoice, RegionStats};
 
 use crate::bus::Bus;
 use crate::code_watch::CodeKey;
@@ -149,10 +150,10 @@ pub struct Translator {
     /// How hot regions are chosen (`region`), the heads' slots (a head
     /// block's [`Block::region`] is its index + 1), the free ones, and what
     /// the regions did.
-    region_choice: RegionChoice,
+    region_choice: region::RegionChoice,
     region_slots: Vec<region::RegionSlot>,
     free_region_slots: Vec<u32>,
-    region_stats: RegionStats,
+    region_stats: region::RegionStats,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
