@@ -364,6 +364,83 @@ fn thesis_rate_sampling_is_identical_on_both_engines() {
     }
 }
 
+/// Hot regions (issue 47) change neither the batches nor the truth: with
+/// the sampler attached the translator runs regions in its sampler's
+/// instance of the plain chain, and every batch must still be the one the
+/// run without regions takes, whether NET chooses them (formed at a
+/// head's first visit) or the run's own exact H90 does, replaced halfway
+/// as a live guide's would be. The truth is recorded with regions on too.
+#[test]
+fn hot_regions_leave_the_batches_and_the_truth_alone() {
+    use emu::sampling::{SampleCapture, Spacing};
+    use emu::translate::region::RegionChoice;
+    use std::sync::Arc;
+    const FRAMES: u64 = 900;
+    let mut covered = 0;
+    for stem in ["tracker", "plasma", "fountain", "swarm", "lunarlimit", "fff"] {
+        let (_, replay) = workload(stem);
+        let truth = |regions: RegionChoice| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_regions(regions);
+            nes.record_flow();
+            while nes.frame_count() < FRAMES {
+                replay.apply(&mut nes, u64::MAX).unwrap();
+                nes.run_frame();
+            }
+            profiler::truth::build(&nes.take_flow_counts().unwrap())
+        };
+        let exact = truth(RegionChoice::Off);
+        let paths = Arc::new(profiler::region_guide::hot_paths(&gfc::h90(&exact)));
+        assert_eq!(
+            exact,
+            truth(RegionChoice::NET),
+            "{stem}: the truth differs with regions"
+        );
+        let run = |regions: RegionChoice, again: Option<RegionChoice>| {
+            let mut nes = replay.power_on().unwrap();
+            nes.set_regions(regions);
+            nes.record_taken_targets();
+            let cycles = nes.cycles();
+            nes.attach_sampler(SampleCapture::emulated(
+                5_369,
+                Spacing::Uniform,
+                0,
+                7,
+                25,
+                cycles,
+            ));
+            let mut batches = Vec::new();
+            while nes.frame_count() < FRAMES {
+                replay.apply(&mut nes, u64::MAX).unwrap();
+                nes.run_frame();
+                if nes.frame_count() == FRAMES / 2 {
+                    if let Some(choice) = &again {
+                        nes.set_regions(choice.clone());
+                    }
+                }
+                let taken = nes.sampler_mut().unwrap().take_batches();
+                batches.extend(taken.iter().map(<[_]>::to_vec));
+            }
+            let ops = nes.region_stats().ops;
+            ((batches, nes.retired(), nes.frame_hash(), nes.ram_hash()), ops)
+        };
+        let (plain, _) = run(RegionChoice::Off, None);
+        let (net, net_ops) = run(RegionChoice::Net { threshold: 0 }, None);
+        let guided = RegionChoice::Guided(paths.clone());
+        let (exact_run, exact_ops) = run(guided.clone(), Some(RegionChoice::Guided(paths)));
+        for (name, other) in [("NET", &net), ("the exact H90", &exact_run)] {
+            assert_same_batches(stem, &plain.0, &other.0, 4_000);
+            assert_eq!(
+                (plain.1, plain.2, plain.3),
+                (other.1, other.2, other.3),
+                "{stem}: regions chosen by {name} changed the run"
+            );
+        }
+        covered += usize::from(net_ops > 0 && exact_ops > 0);
+    }
+    assert!(covered >= 4, "regions ran on {covered} of 6 movies");
+}
+
 /// The interpreter's batches `a` (more than `min` of them) and the
 /// translator's `b`, one for one.
 fn assert_same_batches(

@@ -9,7 +9,8 @@
 //! hot-block table (`hot_blocks`), report.html (`html`, with `cfg_svg` when
 //! Graphviz is missing), flame graphs of the truth's call stacks (`flame`),
 //! symbol tables that name blocks by label (`symbols`), FCEUX code/data
-//! logs (`cdl`), and the frame-time profile (`frame_profile`: cycles by
+//! logs (`cdl`), the hot CFG as the translator's guide to hot regions
+//! (`region_guide`), and the frame-time profile (`frame_profile`: cycles by
 //! frame, routine and class, exactly from the engines' event log;
 //! `frame_profile::sampled` estimates them from the batches alone).
 //!
@@ -37,6 +38,7 @@ pub mod frame_profile;
 pub mod hot_blocks;
 pub mod html;
 pub mod memory;
+pub mod region_guide;
 pub mod report;
 pub mod session;
 pub mod sink;

@@ -1,12 +1,17 @@
 //! `nesprof run`: headless emulation with a contract-fixed summary line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
 use emu::nes::Engine;
+use emu::translate::hot_paths::HotPaths;
+use emu::translate::region::RegionChoice;
+use profiler::cfg_file::CfgFile;
+use profiler::region_guide::SampledGuide;
 
 use crate::emit::emit;
 use crate::error::BadInput;
@@ -44,13 +49,21 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_idle_skip: bool,
     /// Translator only, experimental: hot regions, runs of blocks along
-    /// the hot paths run as one unit (results identical; prints what they
-    /// covered). `net`: chosen by counters on the targets of backward
-    /// jumps and branches; `off`: every block on its own. Faster on code
-    /// that loops in long paths, slower on most games so far
-    /// (BENCHMARKS.md, "Hot regions").
+    /// the hot paths run as one unit (results identical; prints on stderr
+    /// what they covered). `sampled`: chosen by the hot CFG the sampler
+    /// and the trace builder keep as the run goes (at the default rate,
+    /// running only for this); `exact`: by the H90 of a truth CFG
+    /// (--regions-from, the oracle); `net`: by counters on the targets of
+    /// backward jumps and branches; `off`: every block on its own. Faster
+    /// on code that loops in long paths, slower on most games so far
+    /// (BENCHMARKS.md, "Hot regions"; EXPERIMENTS.md).
     #[arg(long, value_enum, default_value = "off")]
     pub regions: RegionsArg,
+    /// With --regions exact: the CFG record to take the hot paths from,
+    /// `profile`'s truth.ron of the same ROM (its H90 is used; a record of
+    /// another kind, such as hot_cfg.ron, is used as it is).
+    #[arg(long, value_name = "F.ron")]
+    pub regions_from: Option<PathBuf>,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
@@ -64,6 +77,8 @@ pub struct RunArgs {
 pub enum RegionsArg {
     Off,
     Net,
+    Sampled,
+    Exact,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -75,20 +90,49 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     WritePolicy::new()
         .input("ROM", &args.rom)
         .maybe_input("--movie", args.movie.as_ref())
+        .maybe_input("--regions-from", args.regions_from.as_ref())
         .maybe_file("--screenshot", args.screenshot.as_ref())
         .maybe_file("--wav", args.wav.as_ref())
         .check()?;
     for path in args.screenshot.iter().chain(&args.wav) {
         crate::atomic::check(path)?;
     }
+    match (args.regions, &args.regions_from) {
+        (RegionsArg::Exact, None) => {
+            return Err(BadInput(
+                "--regions exact needs --regions-from F.ron (a truth.ron `profile` wrote for this ROM)".into(),
+            )
+            .into())
+        }
+        (RegionsArg::Off | RegionsArg::Net | RegionsArg::Sampled, Some(_)) => {
+            return Err(BadInput("--regions-from goes with --regions exact only".into()).into())
+        }
+        _ => {}
+    }
+    if args.regions != RegionsArg::Off && args.engine != Engine::Translator {
+        return Err(BadInput("--regions is the translator's (--engine translate)".into()).into());
+    }
     let opened = open(&args.rom, args.movie.as_deref(), args.ignore_rom_mismatch)?;
     let (mut nes, replay) = (opened.nes, opened.replay);
     nes.set_engine(args.engine);
     nes.set_idle_skip(!args.no_idle_skip);
-    nes.set_regions(match args.regions {
-        RegionsArg::Off => emu::translate::region::RegionChoice::Off,
-        RegionsArg::Net => emu::translate::region::RegionChoice::NET,
-    });
+    let mut guide = None;
+    match args.regions {
+        RegionsArg::Off => {}
+        RegionsArg::Net => nes.set_regions(RegionChoice::NET),
+        RegionsArg::Exact => {
+            let path = args.regions_from.as_deref().unwrap_or(Path::new(""));
+            let paths = exact_paths(path, &opened.rom)?;
+            nes.set_regions(RegionChoice::Guided(Arc::new(paths)));
+        }
+        RegionsArg::Sampled => {
+            let settings = profiler::session::ProfileSettings {
+                engine: args.engine,
+                ..Default::default()
+            };
+            guide = Some(SampledGuide::attach(&mut nes, &settings));
+        }
+    }
     let frames = args
         .frames
         .unwrap_or(replay.as_ref().map_or(DEFAULT_FRAMES, |r| r.len()));
@@ -119,6 +163,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let before = nes.retired();
         nes.run_frame();
         instructions += nes.retired() - before;
+        if let Some(guide) = &mut guide {
+            guide.after_frame(&mut nes);
+        }
         if let Some(wav) = &mut wav {
             audio.clear();
             nes.take_audio(&mut audio);
@@ -127,6 +174,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         crate::signals::check()?;
     }
     let seconds = start.elapsed().as_secs_f64();
+    let updates = guide.map(|g| {
+        let updates = g.updates;
+        g.finish(&mut nes);
+        updates
+    });
     if let Some(path) = &args.screenshot {
         crate::screenshot::save(&nes, path)?;
     }
@@ -148,10 +200,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.regions != RegionsArg::Off {
         let s = nes.region_stats();
         let share = s.ops as f64 / instructions.max(1) as f64 * 100.0;
+        let busy = instructions.saturating_sub(s.idle);
+        let busy_share = s.ops as f64 / busy.max(1) as f64 * 100.0;
         eprintln!(
-            "regions: formed={} runs={} ops={} ({share:.1} % of instructions) exits={} missed={}",
-            s.formed, s.runs, s.ops, s.exits, s.missed
+            "regions: formed={} runs={} ops={} ({share:.1} % of instructions, {busy_share:.1} % of the {busy} outside idle loops) exits={} missed={}{}",
+            s.formed,
+            s.runs,
+            s.ops,
+            s.exits,
+            s.missed,
+            updates.map_or(String::new(), |u| format!(" guide_updates={u}"))
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--regions exact`: the hot paths of the CFG record at `path`, made
+/// from `rom` (the H90 of a truth; another record as it is).
+fn exact_paths(path: &Path, rom: &[u8]) -> anyhow::Result<HotPaths> {
+    let record = CfgFile::read(path).map_err(|e| BadInput(e.to_string()))?;
+    if record.rom_hash != format!("{:016x}", emu::hash::fnv1a64(rom)) {
+        return Err(BadInput(format!(
+            "--regions-from {}: made from another ROM ({})",
+            path.display(),
+            record.rom_name
+        ))
+        .into());
+    }
+    let hot = if record.kind == "truth" {
+        gfc::h90(&record.cfg)
+    } else {
+        record.cfg
+    };
+    Ok(profiler::region_guide::hot_paths(&hot))
 }

@@ -180,6 +180,7 @@ impl Translator {
             // `run_ops_repeating`, except an idle loop about to be skipped
             // (that wants one run at a time).
             let repeat = block.repeat_at;
+            let counts_idle = REGIONS && block.idle_loop;
             let start = loop {
                 let start = bus.cycles + owed as u64;
                 let run = if let Some(run) = ran.take() {
@@ -224,6 +225,9 @@ impl Translator {
                 }
                 owed = run.owed;
                 retired += run.retired;
+                if counts_idle {
+                    self.region_stats.idle += run.retired;
+                }
                 // Owing cycles, the window is still open: the run completed,
                 // no code was written, no interrupt can be pending and the
                 // frame cannot have ended.
@@ -255,7 +259,11 @@ impl Translator {
             if previous == id && idle_loop && cpu.pc == entry && !self.no_idle_skip {
                 settle(cpu, bus, owed);
                 owed = 0;
-                retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                let skipped = self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                retired += skipped;
+                if REGIONS {
+                    self.region_stats.idle += skipped;
+                }
                 cpu.idle_budget = 0;
             }
             previous = id;

@@ -46,14 +46,16 @@
 //! (idle-loop skipping), `invalidation` (code writes), `flow` (the truth
 //! recorder's bulk counts), `dynamic_transfers` (the counts of returns and
 //! indirect jumps on their way there), `sampling` (the sampler inside
-//! blocks), `region` (runs of blocks along hot paths, run as one) and
-//! `regions` (forming and running them).
+//! blocks), `region` (runs of blocks along hot paths, run as one),
+//! `regions` (forming and running them) and `hot_paths` (a hot CFG as
+//! the regions' guide).
 
 pub mod block;
 mod chaining;
 mod dynamic_transfers;
 mod execution;
 mod flow;
+pub mod hot_paths;
 mod idle;
 mod invalidation;
 mod op;

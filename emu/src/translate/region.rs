@@ -23,8 +23,11 @@
 //! region is the path the blocks' most recent links take from it (the path
 //! the program took last), up to a block already in it (a loop kept
 //! whole), a dispatching `RTS` or `JMP` indirect, or a block that cannot
-//! join. The sampled and exact hot CFGs as choosers are the next
-//! part.
+//! join. Guided by a hot CFG (`run --regions sampled|exact`): the heads
+//! are the targets of its hot backward edges, formed after
+//! [`GUIDED_COUNTDOWN`] visits, and a region follows the block's current
+//! link that the hot CFG says is hottest, ending where no link is hot
+//! ([`super::hot_paths`]).
 //!
 //! A region runs only under the PRG mapping it was formed under, and is
 //! dropped with any block it runs through. Its blocks are never an idle
@@ -34,12 +37,20 @@
 //! being noted, a branch not yet noted ends a region (its link must be
 //! made to note it).
 
+use std::sync::Arc;
+
+use super::hot_paths::HotPaths;
 use super::op::{Op, CLOSED, OP_HANDLERS};
 use crate::bus::Bus;
 use crate::cpu::Cpu;
 
 /// Visits of a NET head before its region is formed (Dynamo used 50).
 pub const NET_THRESHOLD: u16 = 50;
+
+/// Visits of a guided head before its region is formed: the hot CFG has
+/// already said it is hot, but a region follows the blocks' links, which
+/// the path's first runs make.
+pub(super) const GUIDED_COUNTDOWN: u16 = 2;
 
 /// Visits of a head whose region could not be formed, or went stale,
 /// before it is tried again.
@@ -99,6 +110,8 @@ pub enum RegionChoice {
     /// a region formed after `threshold` visits ([`NET_THRESHOLD`] by
     /// default; the fuzzer forms them at once).
     Net { threshold: u16 },
+    /// Heads and paths from a hot CFG (the sampled one or the exact H90).
+    Guided(Arc<HotPaths>),
 }
 
 impl RegionChoice {
@@ -169,4 +182,10 @@ pub struct RegionStats {
     /// Visits to a formed, current region whose head did not fit the
     /// window.
     pub missed: u64,
+    /// Instructions of idle loops, run or skipped, that the plain chain
+    /// ran (counted with regions on only). The busy instructions, which
+    /// regions are to cover, are the rest; idle iterations run elsewhere
+    /// (in a batch, or an op at a time) are missed, so the busy share
+    /// covered is understated, never overstated.
+    pub idle: u64,
 }

@@ -4,9 +4,10 @@
 use super::block::Block;
 use super::execution::{run, OpsRun};
 use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, PLAIN};
+use super::hot_paths::HotPaths;
 use super::region::{
     check, live_op, Region, RegionChoice, RegionSlot, RegionStats, Segment, GIVE_UP_AFTER,
-    MAX_REGION_BLOCKS, MAX_REGION_OPS, RETRY_AFTER, SIDE_EXIT, STOPPED,
+    GUIDED_COUNTDOWN, MAX_REGION_BLOCKS, MAX_REGION_OPS, RETRY_AFTER, SIDE_EXIT, STOPPED,
 };
 use super::Translator;
 use crate::bus::Bus;
@@ -36,44 +37,74 @@ impl Translator {
         self.free_region_slots.clear();
         for block in &mut self.blocks {
             block.region = 0;
+            block.region_failed = false;
         }
         self.region_choice = choice;
+        // The blocks translated and linked already that a hot CFG names
+        // heads (a link's making names the others).
+        if let RegionChoice::Guided(paths) = &self.region_choice {
+            let paths = paths.clone();
+            for id in 0..self.blocks.len() as u32 {
+                let block = &self.blocks[id as usize];
+                if block.valid && !block.ops.is_empty() && paths.is_head(self.entry_code(id)) {
+                    self.add_head(id, GUIDED_COUNTDOWN);
+                }
+            }
+        }
     }
 
     pub fn region_stats(&self) -> RegionStats {
         self.region_stats
     }
 
-    /// NET: a link from `from` to block `to` at `pc` was made; a backward
-    /// one makes `to` a head with a counter.
+    /// A link from `from` to block `to` at `pc` was made: NET makes `to`
+    /// a head with a counter if the link goes backward, a hot CFG if it
+    /// names `to` a head.
     #[inline]
     pub(super) fn net_link(&mut self, from: u32, pc: u16, to: u32) {
-        let RegionChoice::Net { threshold } = self.region_choice else {
-            return;
-        };
         if self.blocks[to as usize].region != 0 {
             return;
         }
-        let from = &self.blocks[from as usize];
-        if pc <= from.ops[from.ops.len() - 1].pc {
-            self.add_head(to, threshold);
+        match &self.region_choice {
+            RegionChoice::Off => {}
+            RegionChoice::Net { threshold } => {
+                let from = &self.blocks[from as usize];
+                if pc <= from.ops[from.ops.len() - 1].pc {
+                    self.add_head(to, *threshold);
+                }
+            }
+            RegionChoice::Guided(paths) => {
+                if paths.is_head(self.entry_code(to)) {
+                    self.add_head(to, GUIDED_COUNTDOWN);
+                }
+            }
         }
     }
 
-    /// NET: a region left its hot path after block `from`, at `pc`: the
-    /// block there, once linked, is a head with a counter (Dynamo's trace
-    /// exits start traces of their own).
+    /// A region left its hot path after block `from`, at `pc`: the block
+    /// there, once linked, is a head with a counter (Dynamo's trace exits
+    /// start traces of their own; guided, only where the hot CFG says the
+    /// code there is hot).
     fn net_exit(&mut self, from: u32, pc: u16, stamp: u64) {
-        let RegionChoice::Net { threshold } = self.region_choice else {
-            return;
-        };
         let link = self.blocks[from as usize]
             .links
             .iter()
             .find(|l| l.pc == pc && l.stamp == stamp)
             .map(|l| l.id);
-        if let Some(to) = link {
-            self.add_head(to, threshold);
+        let Some(to) = link else {
+            return;
+        };
+        if self.blocks[to as usize].region != 0 {
+            return;
+        }
+        match &self.region_choice {
+            RegionChoice::Off => {}
+            RegionChoice::Net { threshold } => self.add_head(to, *threshold),
+            RegionChoice::Guided(paths) => {
+                if paths.is_hot(self.entry_code(to)) {
+                    self.add_head(to, GUIDED_COUNTDOWN);
+                }
+            }
         }
     }
 
@@ -283,7 +314,7 @@ impl Translator {
             // Its taken branch is noted when the link is made.
             return None;
         }
-        match self.region_choice {
+        match &self.region_choice {
             RegionChoice::Off => None,
             RegionChoice::Net { .. } => {
                 // An `RTS` or `JMP` indirect that went to two places
@@ -299,6 +330,36 @@ impl Translator {
                     .links
                     .iter()
                     .find(|l| l.stamp == stamp)
+                    .map(|l| (l.pc, l.id))
+            }
+            RegionChoice::Guided(paths) => self.guided_successor(id, stamp, paths),
+        }
+    }
+
+    /// Where a hot CFG says the hot path goes after block `id`: the
+    /// current link to the successor it chose ([`HotPaths::next`]); after
+    /// a block that ends inside one of the CFG's blocks (a branch never
+    /// taken there), the current link that goes on in hot code, the
+    /// fall-through first.
+    fn guided_successor(&self, id: u32, stamp: u64, paths: &HotPaths) -> Option<(u16, u32)> {
+        let block = &self.blocks[id as usize];
+        let last = &block.ops[block.ops.len() - 1];
+        let mut current = block.links.iter().filter(|l| l.stamp == stamp);
+        match paths.next(last.code(block.code_high)) {
+            Some(to) => {
+                let to = to?;
+                current
+                    .find(|l| self.entry_code(l.id) == to)
+                    .map(|l| (l.pc, l.id))
+            }
+            None => {
+                let through = last.pc.wrapping_add(last.len());
+                let hot: Vec<_> = current
+                    .filter(|l| paths.is_hot(self.entry_code(l.id)))
+                    .collect();
+                hot.iter()
+                    .find(|l| l.pc == through)
+                    .or(hot.first())
                     .map(|l| (l.pc, l.id))
             }
         }

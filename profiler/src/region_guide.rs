@@ -1,0 +1,135 @@
+//! A hot CFG as the translator's guide to hot regions (`run --regions
+//! sampled|exact`, issue 47): its edges by their source block's last
+//! instruction, for `emu::translate::hot_paths` ([`hot_paths`]), and the
+//! sampler with the trace builder running only to keep that guide current
+//! ([`SampledGuide`]).
+
+use std::sync::Arc;
+
+use emu::nes::Nes;
+use emu::translate::hot_paths::{HotEdge, HotPaths};
+use emu::translate::region::RegionChoice;
+use gfc::Cfg;
+use parking_lot::RwLock;
+
+use crate::feeder::Snapshot;
+use crate::session::{ProfileSettings, Recording, Session};
+
+/// Batches between two hot CFGs the feeder publishes for the guide: about
+/// 45 frames at the thesis' rate (5.5 batches a frame), so a game moving
+/// from its title to gameplay has its regions re-formed within a second,
+/// while the trace builder derives its graph (about 1 ms on fff, on the
+/// feeder's core) a few times a second of emulated time at most.
+pub const PUBLISH_EVERY: u64 = 256;
+
+/// The sampler and the trace builder, running only to choose the
+/// translator's regions: the default profile's sampler (what a user leaves
+/// on), with no truth and no stream kept. Each hot CFG the builder
+/// publishes that chooses other paths than the one before replaces the
+/// regions (`Nes::set_regions`).
+pub struct SampledGuide {
+    session: Session,
+    snapshot: Arc<RwLock<Snapshot>>,
+    /// The batches of the snapshot last looked at.
+    seen: u64,
+    current: Option<Arc<HotPaths>>,
+    /// Hot CFGs that changed the regions.
+    pub updates: u64,
+}
+
+impl SampledGuide {
+    /// Attaches the sampler of `settings` to `nes`, with its trace builder
+    /// told where branches are taken (as `profile`'s is).
+    pub fn attach(nes: &mut Nes, settings: &ProfileSettings) -> SampledGuide {
+        let recording = Recording {
+            truth: false,
+            stream: false,
+            publish_every: PUBLISH_EVERY,
+            mid_frame: false,
+        };
+        let taken = nes.record_taken_targets();
+        let mut session = Session::attach(nes, settings, recording);
+        let mut builder = settings.builder.build(settings.params);
+        builder.set_taken_targets(Some(Arc::new(move |a| taken.contains(a))));
+        session.restart(nes, builder);
+        let snapshot = session.snapshot();
+        SampledGuide {
+            session,
+            snapshot,
+            seen: 0,
+            current: None,
+            updates: 0,
+        }
+    }
+
+    /// After each frame: hands the batches on, and takes the latest hot
+    /// CFG as the regions' guide if it chooses differently.
+    pub fn after_frame(&mut self, nes: &mut Nes) {
+        self.session.after_frame(nes);
+        let paths = {
+            let snapshot = self.snapshot.read();
+            if snapshot.batches == self.seen {
+                return;
+            }
+            self.seen = snapshot.batches;
+            hot_paths(&snapshot.graph)
+        };
+        if self.current.as_deref() != Some(&paths) {
+            let paths = Arc::new(paths);
+            self.current = Some(paths.clone());
+            self.updates += 1;
+            nes.set_regions(RegionChoice::Guided(paths));
+        }
+    }
+
+    /// Detaches the sampler; the regions stay as they are.
+    pub fn finish(self, nes: &mut Nes) {
+        self.session.finish(nes);
+    }
+}
+
+/// The hot paths of hot CFG `hot` (the trace builder's estimate of H90, or
+/// the truth's H90). An edge whose source block has no record is left out:
+/// its last instruction is not known.
+pub fn hot_paths(hot: &Cfg) -> HotPaths {
+    let edges = hot.edges().into_iter().filter_map(|e| {
+        let from = hot.block(e.src)?;
+        Some(HotEdge {
+            from_last: from.last(),
+            to: e.dst,
+            count: e.count,
+        })
+    });
+    let instrs = hot.blocks().flat_map(|b| b.instrs.iter().copied());
+    HotPaths::new(edges, instrs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gfc::cfg::Block;
+
+    #[test]
+    fn edges_are_keyed_by_the_source_blocks_last_instruction() {
+        let mut g = Cfg::new();
+        g.insert_block(Block {
+            entry: 0x8000,
+            instrs: vec![0x8000, 0x8002, 0x8004],
+            end: 0x8006,
+            count: 10,
+        });
+        g.insert_block(Block {
+            entry: 0x8006,
+            instrs: vec![0x8006],
+            end: 0x8009,
+            count: 1,
+        });
+        g.set_edge(0x8000, 0x8000, 9);
+        g.set_edge(0x8000, 0x8006, 1);
+        let paths = hot_paths(&g);
+        assert_eq!(paths.next(0x8004), Some(Some(0x8000)));
+        assert!(paths.is_head(0x8000));
+        assert!(paths.is_hot(0x8002) && paths.is_hot(0x8006));
+        assert_eq!(paths.next(0x8000), None);
+    }
+}
