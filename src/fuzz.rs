@@ -315,20 +315,32 @@ pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The translator with hot regions (`translate::region`, formed at a
-/// head's first visit so that short programs form many) against the
+/// The translator with hot regions (`translate::region`) against the
 /// interpreter, with no probe attached (regions run only in the plain
-/// chain).
+/// chain): chosen by NET, formed at a head's first visit so that short
+/// programs form many, then guided by the program's own hot paths (the
+/// H90 of the truth the interpreter recorded in the first run).
 fn check_regions(rom: &[u8], frames: u64, seed: u64) -> Result<(), String> {
-    let mut pair = Lockstep::new(rom, false)?;
-    pair.translated
-        .set_regions(emu::translate::region::RegionChoice::Net { threshold: 0 });
+    use emu::translate::region::RegionChoice;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
     let pads: Vec<u8> = (0..frames).map(|_| rng.random()).collect();
-    for (frame, &pad) in pads.iter().enumerate() {
-        pair.run(1, |_| pad)
-            .map_err(|e| format!("hot regions, frame {frame}: {e}"))?;
-    }
+    let run = |choice: RegionChoice, mode: &str, truth: bool| {
+        let mut pair = Lockstep::new(rom, false)?;
+        pair.translated.set_regions(choice);
+        if truth {
+            pair.interp.record_flow();
+        }
+        for (frame, &pad) in pads.iter().enumerate() {
+            pair.run(1, |_| pad)
+                .map_err(|e| format!("hot regions chosen by {mode}, frame {frame}: {e}"))?;
+        }
+        Ok::<_, String>(pair.interp.take_flow_counts())
+    };
+    let counts = run(RegionChoice::Net { threshold: 0 }, "NET", true)?
+        .ok_or("the interpreter's flow counts are missing")?;
+    let hot = gfc::h90(&profiler::truth::build(&counts));
+    let paths = std::sync::Arc::new(profiler::region_guide::hot_paths(&hot));
+    run(RegionChoice::Guided(paths), "the program's own H90", false)?;
     Ok(())
 }
 

@@ -377,7 +377,14 @@ fn hot_regions_leave_the_batches_and_the_truth_alone() {
     use std::sync::Arc;
     const FRAMES: u64 = 900;
     let mut covered = 0;
-    for stem in ["tracker", "plasma", "fountain", "swarm", "lunarlimit", "fff"] {
+    for stem in [
+        "tracker",
+        "plasma",
+        "fountain",
+        "swarm",
+        "lunarlimit",
+        "fff",
+    ] {
         let (_, replay) = workload(stem);
         let truth = |regions: RegionChoice| {
             let mut nes = replay.power_on().unwrap();
@@ -422,7 +429,10 @@ fn hot_regions_leave_the_batches_and_the_truth_alone() {
                 batches.extend(taken.iter().map(<[_]>::to_vec));
             }
             let ops = nes.region_stats().ops;
-            ((batches, nes.retired(), nes.frame_hash(), nes.ram_hash()), ops)
+            (
+                (batches, nes.retired(), nes.frame_hash(), nes.ram_hash()),
+                ops,
+            )
         };
         let (plain, _) = run(RegionChoice::Off, None);
         let (net, net_ops) = run(RegionChoice::Net { threshold: 0 }, None);

@@ -15,12 +15,12 @@ use parking_lot::RwLock;
 use crate::feeder::Snapshot;
 use crate::session::{ProfileSettings, Recording, Session};
 
-/// Batches between two hot CFGs the feeder publishes for the guide: about
-/// 45 frames at the thesis' rate (5.5 batches a frame), so a game moving
-/// from its title to gameplay has its regions re-formed within a second,
-/// while the trace builder derives its graph (about 1 ms on fff, on the
-/// feeder's core) a few times a second of emulated time at most.
-pub const PUBLISH_EVERY: u64 = 256;
+/// Emulated milliseconds between two hot CFGs the feeder publishes for
+/// the guide (as batches at the sampler's rate): a game moving from its
+/// title to gameplay has its regions re-formed within a second, while the
+/// trace builder derives its graph (about 1 ms on fff, on the feeder's
+/// core) about once a second of emulated time.
+pub const GUIDE_PERIOD_MS: f64 = 1000.0;
 
 /// The sampler and the trace builder, running only to choose the
 /// translator's regions: the default profile's sampler (what a user leaves
@@ -44,7 +44,7 @@ impl SampledGuide {
         let recording = Recording {
             truth: false,
             stream: false,
-            publish_every: PUBLISH_EVERY,
+            publish_every: (GUIDE_PERIOD_MS / settings.interval_ms).ceil().max(1.0) as u64,
             mid_frame: false,
         };
         let taken = nes.record_taken_targets();

@@ -64,6 +64,10 @@ pub struct RunArgs {
     /// another kind, such as hot_cfg.ron, is used as it is).
     #[arg(long, value_name = "F.ron")]
     pub regions_from: Option<PathBuf>,
+    /// With --regions sampled: X, milliseconds of emulated time between
+    /// the sampler's batches (as `profile --interval-ms`), 0.01 to 60000.
+    #[arg(long, value_parser = options::interval_ms())]
+    pub interval_ms: Option<f64>,
     /// Write the last frame as a 256×240 PNG.
     #[arg(long, value_name = "F.png")]
     pub screenshot: Option<PathBuf>,
@@ -98,16 +102,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         crate::atomic::check(path)?;
     }
     match (args.regions, &args.regions_from) {
-        (RegionsArg::Exact, None) => {
-            return Err(BadInput(
-                "--regions exact needs --regions-from F.ron (a truth.ron `profile` wrote for this ROM)".into(),
-            )
-            .into())
-        }
+        (RegionsArg::Exact, None) => return Err(BadInput(
+            "--regions exact needs --regions-from F.ron (a truth.ron `profile` wrote for this ROM)"
+                .into(),
+        )
+        .into()),
         (RegionsArg::Off | RegionsArg::Net | RegionsArg::Sampled, Some(_)) => {
             return Err(BadInput("--regions-from goes with --regions exact only".into()).into())
         }
         _ => {}
+    }
+    if args.interval_ms.is_some() && args.regions != RegionsArg::Sampled {
+        return Err(BadInput("--interval-ms goes with --regions sampled only".into()).into());
     }
     if args.regions != RegionsArg::Off && args.engine != Engine::Translator {
         return Err(BadInput("--regions is the translator's (--engine translate)".into()).into());
@@ -126,9 +132,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             nes.set_regions(RegionChoice::Guided(Arc::new(paths)));
         }
         RegionsArg::Sampled => {
+            let defaults = profiler::session::ProfileSettings::default();
             let settings = profiler::session::ProfileSettings {
                 engine: args.engine,
-                ..Default::default()
+                interval_ms: args.interval_ms.unwrap_or(defaults.interval_ms),
+                ..defaults
             };
             guide = Some(SampledGuide::attach(&mut nes, &settings));
         }

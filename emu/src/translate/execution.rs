@@ -3,7 +3,9 @@
 //! something outside it needs attention.
 
 use super::block::Block;
-use super::op::{memory_level, open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
+use super::op::{
+    memory_level, open_for, settle, window_for, Op, Window, CLOSED, LONGEST_INSTRUCTION,
+};
 use super::{Exit, Translator};
 use crate::bus::Bus;
 use crate::code_addr::CodeMap;
@@ -329,8 +331,9 @@ impl Translator {
     ) -> OpsRun {
         let n = ops.len();
         let bound = n as u32 * LONGEST_INSTRUCTION;
-        if owed + bound > cpu.idle_budget || bus.cycles + (owed + bound) as u64 >= stop_at_cycle {
-            if bus.cycles + (owed + bound) as u64 >= leave_at {
+        match window_for(bound, &mut owed, cpu, bus, stop_at_cycle) {
+            Window::Holds => {}
+            Window::InReach if bus.cycles + (owed + bound) as u64 >= leave_at => {
                 return OpsRun {
                     retired: 0,
                     completed: false,
@@ -338,10 +341,10 @@ impl Translator {
                     owed,
                 };
             }
-            // The window (re)opens from the machine as it is.
-            settle(cpu, bus, owed);
-            owed = 0;
-            if bus.cycles + (bound as u64) >= stop_at_cycle || !open_for(bound, cpu, bus) {
+            reach_or_closed => {
+                if reach_or_closed == Window::InReach {
+                    settle(cpu, bus, owed);
+                }
                 let executed = Self::run_ops_one_by_one::<LIVE>(ops, cpu, bus, stop_at_cycle);
                 return OpsRun {
                     retired: executed as u64,

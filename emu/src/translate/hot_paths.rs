@@ -45,7 +45,10 @@ impl HotPaths {
     /// The hot paths of hot `edges` between blocks whose instructions are
     /// `instrs` (the code addresses of every instruction of every block an
     /// edge touches).
-    pub fn new(edges: impl IntoIterator<Item = HotEdge>, instrs: impl IntoIterator<Item = u32>) -> HotPaths {
+    pub fn new(
+        edges: impl IntoIterator<Item = HotEdge>,
+        instrs: impl IntoIterator<Item = u32>,
+    ) -> HotPaths {
         let mut paths = HotPaths::default();
         let mut out: IntMap<u32, Vec<(u32, u64)>> = IntMap::default();
         for e in edges {
@@ -101,7 +104,11 @@ mod tests {
 
     #[test]
     fn backward_targets_are_heads_and_the_hottest_successor_is_chosen() {
-        let e = |from_last, to, count| HotEdge { from_last, to, count };
+        let e = |from_last, to, count| HotEdge {
+            from_last,
+            to,
+            count,
+        };
         let paths = HotPaths::new(
             [
                 e(0x8010, 0x8012, 10),

@@ -211,6 +211,48 @@ pub(super) fn open_for(cycles: u32, cpu: &mut Cpu, bus: &Bus) -> bool {
     cpu.idle_budget >= cycles
 }
 
+/// What the idle window can do for a block that may take `bound` cycles,
+/// with `owed` window cycles owed ([`window_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Window {
+    /// It holds them (opened again if need be, the cycles owed then
+    /// settled).
+    Holds,
+    /// The stop could come within them: nothing was settled.
+    InReach,
+    /// It cannot open for them (the cycles owed were settled): the block
+    /// runs an op at a time.
+    Closed,
+}
+
+/// Whether the idle window holds a block's next `bound` cycles after
+/// `owed` owed, before `stop_at_cycle`: as it stands, or opened again from
+/// the machine once `owed` is settled. The one test a block's run and a
+/// region's check between two blocks both make.
+#[inline(always)]
+pub(super) fn window_for(
+    bound: u32,
+    owed: &mut u32,
+    cpu: &mut Cpu,
+    bus: &mut Bus,
+    stop_at_cycle: u64,
+) -> Window {
+    let end = *owed + bound;
+    if end <= cpu.idle_budget && bus.cycles + (end as u64) < stop_at_cycle {
+        return Window::Holds;
+    }
+    if bus.cycles + end as u64 >= stop_at_cycle {
+        return Window::InReach;
+    }
+    settle(cpu, bus, *owed);
+    *owed = 0;
+    if bus.cycles + (bound as u64) < stop_at_cycle && open_for(bound, cpu, bus) {
+        Window::Holds
+    } else {
+        Window::Closed
+    }
+}
+
 impl Cycles for Translated<'_> {
     #[inline(always)]
     fn fetch(&mut self, cpu: &mut Cpu, bus: &mut Bus) -> u8 {

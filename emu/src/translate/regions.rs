@@ -3,8 +3,8 @@
 
 use super::block::Block;
 use super::execution::{run, OpsRun};
-use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION, PLAIN};
 use super::hot_paths::HotPaths;
+use super::op::{window_for, Op, Window, CLOSED, LONGEST_INSTRUCTION, PLAIN};
 use super::region::{
     check, live_op, Region, RegionChoice, RegionSlot, RegionStats, Segment, GIVE_UP_AFTER,
     GUIDED_COUNTDOWN, MAX_REGION_BLOCKS, MAX_REGION_OPS, RETRY_AFTER, SIDE_EXIT, STOPPED,
@@ -380,7 +380,7 @@ impl Translator {
         let mut o = *owed;
         // The head's window: as `run_ops_repeating` opens it for a block,
         // or the chain runs the head on its own.
-        if !Self::window_holds(region.segments[0].bound, &mut o, cpu, bus, stop_at_cycle) {
+        if !window_holds(region.segments[0].bound, &mut o, cpu, bus, stop_at_cycle) {
             *owed = o;
             return None;
         }
@@ -463,7 +463,7 @@ impl Translator {
                             (region.segments[0].block, region.segments[0].bound, 0)
                         }
                     };
-                    if !Self::window_holds(bound, &mut o, cpu, bus, stop_at_cycle) {
+                    if !window_holds(bound, &mut o, cpu, bus, stop_at_cycle) {
                         return Some(RegionEnd::At(next, whole, o));
                     }
                     bus.attention = false;
@@ -487,29 +487,19 @@ impl Translator {
         }
         (ops.len(), owed)
     }
+}
 
-    /// Whether the idle window holds the next `bound` cycles with `owed`
-    /// owed, opening it again from the machine as it is if need be (then
-    /// `owed` is added to the machine first), as `run_ops_repeating` does
-    /// at a block's entry: false where the block must run on its own (a
-    /// stop could come first, or the window cannot open).
-    #[inline(always)]
-    fn window_holds(
-        bound: u32,
-        owed: &mut u32,
-        cpu: &mut Cpu,
-        bus: &mut Bus,
-        stop_at_cycle: u64,
-    ) -> bool {
-        if *owed + bound <= cpu.idle_budget && bus.cycles + ((*owed + bound) as u64) < stop_at_cycle
-        {
-            return true;
-        }
-        if bus.cycles + ((*owed + bound) as u64) >= stop_at_cycle {
-            return false;
-        }
-        settle(cpu, bus, *owed);
-        *owed = 0;
-        bus.cycles + (bound as u64) < stop_at_cycle && open_for(bound, cpu, bus)
-    }
+/// Whether the idle window holds the next `bound` cycles with `owed`
+/// owed (opened again from the machine if need be, `owed` then settled),
+/// as a block's run tests at its entry: false where the block must run on
+/// its own, which the chain then does.
+#[inline(always)]
+fn window_holds(
+    bound: u32,
+    owed: &mut u32,
+    cpu: &mut Cpu,
+    bus: &mut Bus,
+    stop_at_cycle: u64,
+) -> bool {
+    window_for(bound, owed, cpu, bus, stop_at_cycle) == Window::Holds
 }

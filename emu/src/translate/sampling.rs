@@ -5,6 +5,7 @@
 use super::block::{Block, IdleTiming};
 use super::execution::run;
 use super::op::{open_for, settle, CLOSED, LONGEST_INSTRUCTION};
+use super::region::RegionChoice;
 use super::Translator;
 use crate::bus::Bus;
 use crate::cpu::Cpu;
@@ -155,15 +156,21 @@ impl Translator {
     ) -> Option<u32> {
         let (mut id, mut previous) = (first, u32::MAX);
         let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+        // The regions' count of idle instructions (`RegionStats::idle`).
+        let counts_idle = !matches!(self.region_choice, RegionChoice::Off);
         cpu.idle_budget = 0;
         loop {
             let start = bus.cycles;
             bus.attention = false;
             let block = &self.blocks[id as usize];
             let n = block.ops.len();
+            let idle_loop = block.idle_loop;
             let executed =
                 Self::run_ops_sampling(block, cpu, bus, probes, stop_at_cycle, &mut look_at);
             *retired += executed as u64;
+            if counts_idle && idle_loop {
+                self.region_stats.idle += executed as u64;
+            }
             if executed < n
                 || Self::must_stop(cpu, bus, stop_at_cycle)
                 || cpu.jammed.is_some()
@@ -176,7 +183,11 @@ impl Translator {
             }
             let block = &self.blocks[id as usize];
             if previous == id && block.idle_loop && cpu.pc == block.entry && !self.no_idle_skip {
-                *retired += self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                let skipped = self.skip_idle_iterations(id, cpu, bus, probes, stop_at_cycle, start);
+                *retired += skipped;
+                if counts_idle {
+                    self.region_stats.idle += skipped;
+                }
                 cpu.idle_budget = 0;
                 look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }
