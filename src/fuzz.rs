@@ -319,7 +319,8 @@ pub fn check(program: &Program, frames: u64, seed: u64) -> Result<(), String> {
 /// interpreter, with no probe attached (regions run only in the plain
 /// chain): chosen by NET, formed at a head's first visit so that short
 /// programs form many, then guided by the program's own hot paths (the
-/// H90 of the truth the interpreter recorded in the first run).
+/// busy code's H90 of the truth the interpreter recorded in the first
+/// run, as `run --regions exact` takes it).
 fn check_regions(rom: &[u8], frames: u64, seed: u64) -> Result<(), String> {
     use emu::translate::region::RegionChoice;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED);
@@ -338,7 +339,8 @@ fn check_regions(rom: &[u8], frames: u64, seed: u64) -> Result<(), String> {
     };
     let counts = run(RegionChoice::Net { threshold: 0 }, "NET", true)?
         .ok_or("the interpreter's flow counts are missing")?;
-    let hot = gfc::h90(&profiler::truth::build(&counts));
+    let mut waits = profiler::frame_profile::sampled::WaitLoops::from_prg(rom[16..].to_vec());
+    let hot = profiler::region_guide::busy_hot(&profiler::truth::build(&counts), &mut waits);
     let paths = std::sync::Arc::new(profiler::region_guide::hot_paths(&hot));
     run(RegionChoice::Guided(paths), "the program's own H90", false)?;
     Ok(())

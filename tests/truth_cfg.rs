@@ -368,7 +368,7 @@ fn thesis_rate_sampling_is_identical_on_both_engines() {
 /// the sampler attached the translator runs regions in its sampler's
 /// instance of the plain chain, and every batch must still be the one the
 /// run without regions takes, whether NET chooses them (formed at a
-/// head's first visit) or the run's own exact H90 does, replaced halfway
+/// head's first visit) or the run's own busy H90 does, replaced halfway
 /// as a live guide's would be. The truth is recorded with regions on too.
 #[test]
 fn hot_regions_leave_the_batches_and_the_truth_alone() {
@@ -397,7 +397,11 @@ fn hot_regions_leave_the_batches_and_the_truth_alone() {
             profiler::truth::build(&nes.take_flow_counts().unwrap())
         };
         let exact = truth(RegionChoice::Off);
-        let paths = Arc::new(profiler::region_guide::hot_paths(&gfc::h90(&exact)));
+        let (rom, _) = workload(stem);
+        let prg = emu::Cartridge::from_bytes(&rom).unwrap().prg_rom.to_vec();
+        let mut waits = profiler::frame_profile::sampled::WaitLoops::from_prg(prg);
+        let busy = profiler::region_guide::busy_hot(&exact, &mut waits);
+        let paths = Arc::new(profiler::region_guide::hot_paths(&busy));
         assert_eq!(
             exact,
             truth(RegionChoice::NET),
@@ -438,7 +442,7 @@ fn hot_regions_leave_the_batches_and_the_truth_alone() {
         let (net, net_ops) = run(RegionChoice::Net { threshold: 0 }, None);
         let guided = RegionChoice::Guided(paths.clone());
         let (exact_run, exact_ops) = run(guided.clone(), Some(RegionChoice::Guided(paths)));
-        for (name, other) in [("NET", &net), ("the exact H90", &exact_run)] {
+        for (name, other) in [("NET", &net), ("the busy H90", &exact_run)] {
             assert_same_batches(stem, &plain.0, &other.0, 4_000);
             assert_eq!(
                 (plain.1, plain.2, plain.3),

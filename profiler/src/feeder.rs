@@ -68,7 +68,10 @@ const RETURNED_BUFFERS: usize = 8;
 /// A published view of the builder's state.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// The hot CFG.
     pub graph: Cfg,
+    /// Every edge the builder estimated (`HotCfgBuilder::edge_profile`).
+    pub profile: Cfg,
     pub bins: Vec<(f64, u64)>,
     pub batches: u64,
     pub sampled_instructions: u64,
@@ -300,6 +303,7 @@ fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>) {
     let counters = builder.counters();
     let snapshot = Snapshot {
         graph: builder.graph().clone(),
+        profile: builder.edge_profile().clone(),
         bins: builder.bins(),
         batches: counters.batches,
         sampled_instructions: counters.instructions,

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use emu::nes::Nes;
 use emu::translate::hot_paths::{HotEdge, HotPaths};
 use emu::translate::region::RegionChoice;
-use gfc::Cfg;
+use gfc::{Cfg, HotFraction};
 use parking_lot::RwLock;
 
 use crate::feeder::Snapshot;
+use crate::frame_profile::sampled::WaitLoops;
 use crate::session::{ProfileSettings, Recording, Session};
 
 /// Emulated milliseconds between two hot CFGs the feeder publishes for
@@ -24,15 +25,16 @@ pub const GUIDE_PERIOD_MS: f64 = 1000.0;
 
 /// The sampler and the trace builder, running only to choose the
 /// translator's regions: the default profile's sampler (what a user leaves
-/// on), with no truth and no stream kept. Each hot CFG the builder
-/// publishes that chooses other paths than the one before replaces the
-/// regions (`Nes::set_regions`).
+/// on), with no truth and no stream kept. Each edge profile the builder
+/// publishes whose busy hot CFG ([`busy_hot`]) chooses other paths than
+/// the one before replaces the regions (`Nes::set_regions`).
 pub struct SampledGuide {
     session: Session,
     snapshot: Arc<RwLock<Snapshot>>,
     /// The batches of the snapshot last looked at.
     seen: u64,
     current: Option<Arc<HotPaths>>,
+    waits: WaitLoops,
     /// Hot CFGs that changed the regions.
     pub updates: u64,
 }
@@ -41,6 +43,7 @@ impl SampledGuide {
     /// Attaches the sampler of `settings` to `nes`, with its trace builder
     /// told where branches are taken (as `profile`'s is).
     pub fn attach(nes: &mut Nes, settings: &ProfileSettings) -> SampledGuide {
+        let waits = WaitLoops::from_prg(nes.cartridge().prg_rom.to_vec());
         let recording = Recording {
             truth: false,
             stream: false,
@@ -58,6 +61,7 @@ impl SampledGuide {
             snapshot,
             seen: 0,
             current: None,
+            waits,
             updates: 0,
         }
     }
@@ -72,7 +76,7 @@ impl SampledGuide {
                 return;
             }
             self.seen = snapshot.batches;
-            hot_paths(&snapshot.graph)
+            hot_paths(&busy_hot(&snapshot.profile, &mut self.waits))
         };
         if self.current.as_deref() != Some(&paths) {
             let paths = Arc::new(paths);
@@ -88,9 +92,36 @@ impl SampledGuide {
     }
 }
 
-/// The hot paths of hot CFG `hot` (the trace builder's estimate of H90, or
-/// the truth's H90). An edge whose source block has no record is left out:
-/// its last instruction is not known.
+/// The hot CFG of the busy code: of `cfg`'s edges (all of them: the truth,
+/// or the sampled edge profile), those that do not leave a wait loop
+/// (`waits`, the frame-time profile's rule), cut at 90 % of their
+/// transitions as H90 is cut. Regions never hold a wait loop (the
+/// translator skips its iterations), and on a game that waits for the next
+/// frame most of the time H90 itself is mostly the wait: yun's truth H90
+/// has 11 edges, 2 of them the waits with 90 % of the transitions.
+pub fn busy_hot(cfg: &Cfg, waits: &mut WaitLoops) -> Cfg {
+    let mut busy = Cfg::new();
+    for e in cfg.edges() {
+        let Some(from) = cfg.block(e.src) else {
+            continue;
+        };
+        if waits.loop_of(from.last()).is_some() {
+            continue;
+        }
+        for entry in [e.src, e.dst] {
+            if busy.block(entry).is_none() {
+                if let Some(b) = cfg.block(entry) {
+                    busy.insert_block(b.clone());
+                }
+            }
+        }
+        busy.set_edge(e.src, e.dst, e.count);
+    }
+    gfc::hot_subgraph(&busy, HotFraction::H90)
+}
+
+/// The hot paths of hot CFG `hot` ([`busy_hot`]'s). An edge whose source
+/// block has no record is left out: its last instruction is not known.
 pub fn hot_paths(hot: &Cfg) -> HotPaths {
     let edges = hot.edges().into_iter().filter_map(|e| {
         let from = hot.block(e.src)?;

@@ -60,8 +60,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "off")]
     pub regions: RegionsArg,
     /// With --regions exact: the CFG record to take the hot paths from,
-    /// `profile`'s truth.ron of the same ROM (its H90 is used; a record of
-    /// another kind, such as hot_cfg.ron, is used as it is).
+    /// `profile`'s truth.ron of the same ROM (the H90 of its edges outside
+    /// wait loops is used; a record of another kind, such as hot_cfg.ron,
+    /// is used as it is).
     #[arg(long, value_name = "F.ron")]
     pub regions_from: Option<PathBuf>,
     /// With --regions sampled: X, milliseconds of emulated time between
@@ -128,7 +129,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         RegionsArg::Net => nes.set_regions(RegionChoice::NET),
         RegionsArg::Exact => {
             let path = args.regions_from.as_deref().unwrap_or(Path::new(""));
-            let paths = exact_paths(path, &opened.rom)?;
+            let prg = nes.cartridge().prg_rom.to_vec();
+            let paths = exact_paths(path, &opened.rom, prg)?;
             nes.set_regions(RegionChoice::Guided(Arc::new(paths)));
         }
         RegionsArg::Sampled => {
@@ -224,8 +226,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `--regions exact`: the hot paths of the CFG record at `path`, made
-/// from `rom` (the H90 of a truth; another record as it is).
-fn exact_paths(path: &Path, rom: &[u8]) -> anyhow::Result<HotPaths> {
+/// from `rom` (PRG ROM `prg`): the busy code's H90 of a truth
+/// (`region_guide::busy_hot`), another record as it is.
+fn exact_paths(path: &Path, rom: &[u8], prg: Vec<u8>) -> anyhow::Result<HotPaths> {
     let record = CfgFile::read(path).map_err(|e| BadInput(e.to_string()))?;
     if record.rom_hash != format!("{:016x}", emu::hash::fnv1a64(rom)) {
         return Err(BadInput(format!(
@@ -236,7 +239,8 @@ fn exact_paths(path: &Path, rom: &[u8]) -> anyhow::Result<HotPaths> {
         .into());
     }
     let hot = if record.kind == "truth" {
-        gfc::h90(&record.cfg)
+        let mut waits = profiler::frame_profile::sampled::WaitLoops::from_prg(prg);
+        profiler::region_guide::busy_hot(&record.cfg, &mut waits)
     } else {
         record.cfg
     };
