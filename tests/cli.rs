@@ -91,6 +91,92 @@ fn run_is_deterministic() {
     assert_eq!(strip(&a), strip(&b));
 }
 
+/// `run --regions` (issue 47): every choice of hot regions gives the run
+/// line of a run without them (fps aside), the guided ones from the
+/// sampler's live hot CFG and from `profile`'s truth.ron; the sampled
+/// guide's regions are the same from run to run (it takes the hot CFG at
+/// fixed frames); the options that go together are checked.
+#[test]
+fn hot_regions_change_no_result() {
+    let rom = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("roms-test/plasma.nes");
+    let movie = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("movies/plasma.fm2");
+    let (rom, movie) = (rom.to_str().unwrap(), movie.to_str().unwrap());
+    let out = std::env::temp_dir().join(format!("nesprof-regions-{}", std::process::id()));
+    let profiled = nesprof(&[
+        "profile",
+        rom,
+        "--movie",
+        movie,
+        "--frames",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(profiled.status.success(), "{}", stderr(&profiled));
+    let truth = out.join("truth.ron");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", rom, "--movie", movie, "--frames", "300"];
+        args.extend_from_slice(extra);
+        let o = nesprof(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let line: Vec<_> = fields(stdout(&o).lines().last().unwrap())
+            .into_iter()
+            .filter(|(k, _)| k != "fps")
+            .collect();
+        let regions = stderr(&o)
+            .lines()
+            .find(|l| l.starts_with("regions:"))
+            .map(str::to_string);
+        (line, regions)
+    };
+    let (plain, none) = run(&[]);
+    assert_eq!(none, None);
+    let sampled = run(&["--regions", "sampled"]);
+    for extra in [
+        &["--regions", "net"][..],
+        &["--regions", "sampled", "--interval-ms", "30"],
+        &[
+            "--regions",
+            "exact",
+            "--regions-from",
+            truth.to_str().unwrap(),
+        ],
+    ] {
+        let (line, regions) = run(extra);
+        assert_eq!(line, plain, "{extra:?}");
+        let regions = regions.unwrap_or_else(|| panic!("{extra:?}: no regions line"));
+        assert!(!regions.contains(" ops=0 "), "{extra:?}: {regions}");
+    }
+    assert_eq!(sampled.0, plain);
+    assert_eq!(
+        sampled,
+        run(&["--regions", "sampled"]),
+        "the sampled guide differs between runs"
+    );
+    for bad in [
+        &["--regions", "exact"][..],
+        &[
+            "--regions",
+            "net",
+            "--regions-from",
+            truth.to_str().unwrap(),
+        ],
+        &["--interval-ms", "30"],
+        &["--regions", "net", "--engine", "interp"],
+        &[
+            "--regions",
+            "exact",
+            "--regions-from",
+            out.join("frames.csv").to_str().unwrap(),
+        ],
+    ] {
+        let mut args = vec!["run", rom, "--frames", "2"];
+        args.extend_from_slice(bad);
+        assert_eq!(nesprof(&args).status.code(), Some(2), "{bad:?}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn trace_matches_nestest_log() {
     let out = nesprof(&["trace", &nestest(), "--nestest", "--instructions", "50"]);

@@ -76,6 +76,9 @@ pub struct Snapshot {
     pub batches: u64,
     pub sampled_instructions: u64,
     pub params: Option<GfcParams>,
+    /// The number [`Feeder::publish_now`] gave the last snapshot asked
+    /// for (0 before any).
+    pub generation: u64,
 }
 
 enum Message {
@@ -85,6 +88,8 @@ enum Message {
     StreamOnly(Batches),
     /// Start over with this builder.
     Reset(Box<dyn HotCfgBuilder>),
+    /// Publish a snapshot of everything before this message, numbered so.
+    Publish(u64),
 }
 
 /// What the feeder thread ends with.
@@ -116,6 +121,8 @@ pub struct Feeder {
     last_offer: Instant,
     dropped: Arc<AtomicU64>,
     sent: u64,
+    /// The last number [`Feeder::publish_now`] gave.
+    generation: u64,
     snapshot: Arc<RwLock<Snapshot>>,
     thread: Option<JoinHandle<Fed>>,
 }
@@ -176,6 +183,7 @@ impl Feeder {
             last_offer: Instant::now(),
             dropped: Arc::new(AtomicU64::new(0)),
             sent: 0,
+            generation: 0,
             snapshot,
             thread: Some(thread),
         }
@@ -270,6 +278,17 @@ impl Feeder {
         self.dropped.load(Ordering::Relaxed)
     }
 
+    /// Asks for a snapshot of the builder once every batch offered so far
+    /// is in it (whatever `publish_every` says); returns the number its
+    /// [`Snapshot::generation`] will carry. It may wait for queue space.
+    pub fn publish_now(&mut self) -> u64 {
+        self.generation += 1;
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Message::Publish(self.generation));
+        }
+        self.generation
+    }
+
     /// The latest published state (cheap to clone out under a read lock).
     pub fn snapshot(&self) -> Arc<RwLock<Snapshot>> {
         self.snapshot.clone()
@@ -299,7 +318,7 @@ impl Drop for Feeder {
     }
 }
 
-fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>) {
+fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>, generation: u64) {
     let counters = builder.counters();
     let snapshot = Snapshot {
         graph: builder.graph().clone(),
@@ -308,6 +327,7 @@ fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>) {
         batches: counters.batches,
         sampled_instructions: counters.instructions,
         params: builder.params(),
+        generation,
     };
     *target.write() = snapshot;
 }
@@ -369,6 +389,7 @@ fn run(
         tally: SampleTally::default(),
     };
     let mut since_publish = 0;
+    let mut generation = 0;
     loop {
         let message = match rx.try_recv() {
             Ok(message) => message,
@@ -388,7 +409,7 @@ fn run(
                 keeper.end_of_group();
                 since_publish += batches.len() as u64;
                 if since_publish >= every && rx.is_empty() {
-                    publish(builder.as_ref(), &published);
+                    publish(builder.as_ref(), &published, generation);
                     since_publish = 0;
                 }
                 // Full (the emulation is not taking them back): drop it.
@@ -402,11 +423,16 @@ fn run(
             }
             Message::Reset(fresh) => {
                 builder = fresh;
-                publish(builder.as_ref(), &published);
+                publish(builder.as_ref(), &published, generation);
+            }
+            Message::Publish(asked) => {
+                generation = asked;
+                publish(builder.as_ref(), &published, generation);
+                since_publish = 0;
             }
         }
     }
-    publish(builder.as_ref(), &published);
+    publish(builder.as_ref(), &published, generation);
     let sink = match keeper.stream {
         Stream::Sink(sink) => Some(sink),
         _ => None,

@@ -16,23 +16,31 @@ use crate::feeder::Snapshot;
 use crate::frame_profile::sampled::WaitLoops;
 use crate::session::{ProfileSettings, Recording, Session};
 
-/// Emulated milliseconds between two hot CFGs the feeder publishes for
-/// the guide (as batches at the sampler's rate): a game moving from its
-/// title to gameplay has its regions re-formed within a second, while the
-/// trace builder derives its graph (about 1 ms on fff, on the feeder's
-/// core) about once a second of emulated time.
-pub const GUIDE_PERIOD_MS: f64 = 1000.0;
+/// Frames between two looks at the hot CFG (one second of NTSC): a game
+/// moving from its title to gameplay has its regions re-formed within two
+/// seconds, while the trace builder derives its graph (about 1 ms on fff,
+/// on the feeder's core) once a second of emulated time.
+pub const GUIDE_PERIOD_FRAMES: u64 = 60;
 
 /// The sampler and the trace builder, running only to choose the
 /// translator's regions: the default profile's sampler (what a user leaves
-/// on), with no truth and no stream kept. Each edge profile the builder
-/// publishes whose busy hot CFG ([`busy_hot`]) chooses other paths than
-/// the one before replaces the regions (`Nes::set_regions`).
+/// on), with no truth and no stream kept.
+///
+/// Every [`GUIDE_PERIOD_FRAMES`] frames the feeder is asked for a snapshot
+/// of the builder with every batch so far, and the one asked for a period
+/// before is taken: its edge profile's busy hot CFG ([`busy_hot`]), where
+/// it chooses other paths than the one before, replaces the regions
+/// (`Nes::set_regions`). Asking at frames, not when the feeder gets round
+/// to it, makes the regions, and so `run`'s counts of them and the
+/// experiment's host instructions, the same from run to run; taking the
+/// snapshot a period late lets the feeder make it on its own core while
+/// the emulation goes on (it is long done by then, so the wait for it is
+/// nearly always none).
 pub struct SampledGuide {
     session: Session,
     snapshot: Arc<RwLock<Snapshot>>,
-    /// The batches of the snapshot last looked at.
-    seen: u64,
+    /// The generation of the snapshot asked for last, not yet taken.
+    pending: Option<u64>,
     current: Option<Arc<HotPaths>>,
     waits: WaitLoops,
     /// Hot CFGs that changed the regions.
@@ -47,7 +55,7 @@ impl SampledGuide {
         let recording = Recording {
             truth: false,
             stream: false,
-            publish_every: (GUIDE_PERIOD_MS / settings.interval_ms).ceil().max(1.0) as u64,
+            publish_every: u64::MAX,
             mid_frame: false,
         };
         let taken = nes.record_taken_targets();
@@ -59,31 +67,38 @@ impl SampledGuide {
         SampledGuide {
             session,
             snapshot,
-            seen: 0,
+            pending: None,
             current: None,
             waits,
             updates: 0,
         }
     }
 
-    /// After each frame: hands the batches on, and takes the latest hot
-    /// CFG as the regions' guide if it chooses differently.
+    /// After each frame: hands the batches on, and at every period takes
+    /// the hot CFG asked for a period before as the regions' guide.
     pub fn after_frame(&mut self, nes: &mut Nes) {
         self.session.after_frame(nes);
-        let paths = {
-            let snapshot = self.snapshot.read();
-            if snapshot.batches == self.seen {
-                return;
-            }
-            self.seen = snapshot.batches;
-            hot_paths(&busy_hot(&snapshot.profile, &mut self.waits))
-        };
-        if self.current.as_deref() != Some(&paths) {
-            let paths = Arc::new(paths);
-            self.current = Some(paths.clone());
-            self.updates += 1;
-            nes.set_regions(RegionChoice::Guided(paths));
+        if !nes.frame_count().is_multiple_of(GUIDE_PERIOD_FRAMES) {
+            return;
         }
+        if let Some(generation) = self.pending.take() {
+            let paths = loop {
+                {
+                    let snapshot = self.snapshot.read();
+                    if snapshot.generation >= generation {
+                        break hot_paths(&busy_hot(&snapshot.profile, &mut self.waits));
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            };
+            if self.current.as_deref() != Some(&paths) {
+                let paths = Arc::new(paths);
+                self.current = Some(paths.clone());
+                self.updates += 1;
+                nes.set_regions(RegionChoice::Guided(paths));
+            }
+        }
+        self.pending = Some(self.session.publish_now(nes));
     }
 
     /// Detaches the sampler; the regions stay as they are.

@@ -242,6 +242,16 @@ impl Session {
         }
     }
 
+    /// Offers every batch completed so far, now, and asks the feeder for a
+    /// snapshot once they are in it (`Feeder::publish_now`); returns the
+    /// generation that snapshot will carry.
+    pub fn publish_now(&mut self, nes: &mut Nes) -> u64 {
+        if let Some(sampler) = nes.sampler_mut() {
+            self.feeder.flush_from(sampler);
+        }
+        self.feeder.publish_now()
+    }
+
     /// The feeder's latest published snapshot.
     pub fn snapshot(&self) -> Arc<RwLock<Snapshot>> {
         self.feeder.snapshot()

@@ -3,8 +3,9 @@
 //! a region, and where the hot path goes after each block.
 //!
 //! Plain data in code addresses (`code_addr`), built by the caller from a
-//! hot CFG (the sampled one the trace builder keeps, or the exact H90), so
-//! that the translator needs no graph type. A CFG's blocks start at the
+//! hot CFG (the busy code's, from the trace builder's sampled edge profile
+//! or from the truth: `profiler::region_guide`), so that the translator
+//! needs no graph type. A CFG's blocks start at the
 //! targets of taken transfers, a translator block also after a branch not
 //! taken; so edges are kept by the code address of their source block's
 //! last instruction, the one a translator block ends with too, and a

@@ -24,10 +24,10 @@
 //! the program took last), up to a block already in it (a loop kept
 //! whole), a dispatching `RTS` or `JMP` indirect, or a block that cannot
 //! join. Guided by a hot CFG (`run --regions sampled|exact`): the heads
-//! are the targets of its hot backward edges, formed after
-//! [`GUIDED_COUNTDOWN`] visits, and a region follows the block's current
-//! link that the hot CFG says is hottest, ending where no link is hot
-//! ([`super::hot_paths`]).
+//! are the targets of its hot backward edges and the hot blocks where a
+//! region was left, formed after [`GUIDED_COUNTDOWN`] visits, and a region
+//! follows the block's current link that the hot CFG chose, ending where
+//! it chose none (a dispatch) or no link is hot ([`super::hot_paths`]).
 //!
 //! A region runs only under the PRG mapping it was formed under, and is
 //! dropped with any block it runs through. Its blocks are never an idle

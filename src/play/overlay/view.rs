@@ -127,6 +127,7 @@ mod tests {
             batches: 3,
             sampled_instructions: 75,
             params: Some(gfc::THESIS_BEST),
+            ..Snapshot::default()
         });
         let mut view = View::default();
         assert!(view.refresh(&shared));
