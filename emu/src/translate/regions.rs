@@ -33,14 +33,6 @@ impl Translator {
     /// Chooses how regions are formed from now on; the regions formed so
     /// far are dropped.
     pub fn set_regions(&mut self, choice: RegionChoice) {
-        if let (RegionChoice::Guided(_), RegionChoice::Guided(paths)) =
-            (&self.region_choice, &choice)
-        {
-            let paths = paths.clone();
-            self.region_choice = choice;
-            self.follow_new_guide(&paths);
-            return;
-        }
         self.region_slots.clear();
         self.free_region_slots.clear();
         for block in &mut self.blocks {
@@ -57,41 +49,6 @@ impl Translator {
                 if block.valid && !block.ops.is_empty() && paths.is_head(self.entry_code(id)) {
                     self.add_head(id, GUIDED_COUNTDOWN);
                 }
-            }
-        }
-    }
-
-    /// A new hot CFG guides the regions (`set_regions` from one guided
-    /// choice to another, as a live guide's updates do): the heads it
-    /// still names keep their slots, their regions formed again at their
-    /// next visit (their paths may have changed; the links they follow
-    /// are there); the heads it no longer names are let go; the blocks it
-    /// newly names become heads.
-    fn follow_new_guide(&mut self, paths: &HotPaths) {
-        for index in 0..self.region_slots.len() {
-            let head = self.region_slots[index].head;
-            let block = &self.blocks[head as usize];
-            if block.region != index as u32 + 1 {
-                continue; // A free slot.
-            }
-            if paths.is_head(self.entry_code(head)) {
-                let slot = &mut self.region_slots[index];
-                slot.region = None;
-                slot.countdown = 0;
-                slot.failures = 0;
-            } else {
-                self.release_region(head);
-            }
-        }
-        for id in 0..self.blocks.len() as u32 {
-            let block = &mut self.blocks[id as usize];
-            block.region_failed = false;
-            if block.valid
-                && !block.ops.is_empty()
-                && block.region == 0
-                && paths.is_head(self.entry_code(id))
-            {
-                self.add_head(id, GUIDED_COUNTDOWN);
             }
         }
     }
