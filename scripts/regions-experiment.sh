@@ -18,13 +18,13 @@ cd "$(dirname "$0")/.."
 frames=${1:-600}
 shift || true
 workloads=("$@")
-[ ${#workloads[@]} -gt 0 ] || workloads=(tracker plasma swarm fountain fff hello_mmc3 yun novathesquirrel full_game)
-roms=${NESPROF_ROMS:-../shared/roms}
+. scripts/busy-workloads.sh
+[ ${#workloads[@]} -gt 0 ] || workloads=("${BUSY_WORKLOADS[@]}")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 one() { # workload choice
-    local name=$1 choice=$2 rom=roms-test/$1.nes
-    [ -f "$rom" ] || rom=$roms/games/$name.nes
+    local name=$1 choice=$2 rom
+    rom=$(rom_of "$name")
     local args=(--regions "${choice%@*}")
     case $choice in
         exact) args+=(--regions-from "$out/$name.truth/truth.ron") ;;
@@ -39,12 +39,10 @@ one() { # workload choice
     busy=$(grep -o 'of the [0-9]* outside' "$out/$name.$choice.err" | cut -d' ' -f3 || true)
     echo "$split region_ops=${ops:-0} busy=${busy:-0}" | tee "$out/$name.$choice.line"
 }
-export -f one
-export out frames roms
+export -f one rom_of
+export out frames
 for name in "${workloads[@]}"; do
-    rom=roms-test/$name.nes
-    [ -f "$rom" ] || rom=$roms/games/$name.nes
-    target/release/nesprof profile "$rom" --movie "movies/$name.fm2" --frames "$frames" \
+    target/release/nesprof profile "$(rom_of "$name")" --movie "movies/$name.fm2" --frames "$frames" \
         --out "$out/$name.truth" >/dev/null 2>&1
 done
 for name in "${workloads[@]}"; do

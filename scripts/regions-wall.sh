@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 passes=${1:-3}
 shift || true
 workloads=("$@")
-[ ${#workloads[@]} -gt 0 ] || workloads=(tracker plasma swarm fountain fff hello_mmc3 yun novathesquirrel full_game)
-roms=${NESPROF_ROMS:-../shared/roms}
+. scripts/busy-workloads.sh
+[ ${#workloads[@]} -gt 0 ] || workloads=("${BUSY_WORKLOADS[@]}")
 seconds() { # rom movie regions
     target/release/nesprof run "$1" --movie "$2" --regions "$3" 2>/dev/null |
         awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
@@ -18,8 +18,7 @@ seconds() { # rom movie regions
 }
 for p in $(seq "$passes"); do
     for name in "${workloads[@]}"; do
-        rom=roms-test/$name.nes
-        [ -f "$rom" ] || rom=$roms/games/$name.nes
+        rom=$(rom_of "$name")
         echo "$name $(seconds "$rom" "movies/$name.fm2" off) $(seconds "$rom" "movies/$name.fm2" sampled)"
     done
 done | awk '

@@ -318,6 +318,33 @@ fn dense_sampling_is_identical_on_both_engines() {
     }
 }
 
+/// The busy bundled movies the batch tests run.
+const BUSY_MOVIES: [&str; 6] = [
+    "tracker",
+    "plasma",
+    "fountain",
+    "swarm",
+    "lunarlimit",
+    "fff",
+];
+
+/// Attaches the sampler at the thesis' rate (X = 3 ms of emulated time,
+/// uniform spacing, N = 25, seed 7), with the taken branch targets noted as
+/// `profile` notes them.
+fn attach_thesis_sampler(nes: &mut Nes) {
+    use emu::sampling::{SampleCapture, Spacing};
+    nes.record_taken_targets();
+    let cycles = nes.cycles();
+    nes.attach_sampler(SampleCapture::emulated(
+        5_369,
+        Spacing::Uniform,
+        0,
+        7,
+        25,
+        cycles,
+    ));
+}
+
 /// At the thesis' rate (X = 3 ms of emulated time, uniform spacing, N = 25)
 /// with the sampler the only probe, the translator runs its blocks in the
 /// unobserved loop and leaves it only for the blocks a batch may touch:
@@ -325,29 +352,12 @@ fn dense_sampling_is_identical_on_both_engines() {
 /// bundled movie.
 #[test]
 fn thesis_rate_sampling_is_identical_on_both_engines() {
-    use emu::sampling::{SampleCapture, Spacing};
-    for stem in [
-        "tracker",
-        "plasma",
-        "fountain",
-        "swarm",
-        "lunarlimit",
-        "fff",
-    ] {
+    for stem in BUSY_MOVIES {
         let (_, replay) = workload(stem);
         let run = |engine: Engine| {
             let mut nes = replay.power_on().unwrap();
             nes.set_engine(engine);
-            nes.record_taken_targets();
-            let cycles = nes.cycles();
-            nes.attach_sampler(SampleCapture::emulated(
-                5_369,
-                Spacing::Uniform,
-                0,
-                7,
-                25,
-                cycles,
-            ));
+            attach_thesis_sampler(&mut nes);
             let mut batches = Vec::new();
             while nes.frame_count() < 900 {
                 replay.apply(&mut nes, u64::MAX).unwrap();
@@ -372,19 +382,11 @@ fn thesis_rate_sampling_is_identical_on_both_engines() {
 /// as a live guide's would be. The truth is recorded with regions on too.
 #[test]
 fn hot_regions_leave_the_batches_and_the_truth_alone() {
-    use emu::sampling::{SampleCapture, Spacing};
     use emu::translate::region::RegionChoice;
     use std::sync::Arc;
     const FRAMES: u64 = 900;
     let mut covered = 0;
-    for stem in [
-        "tracker",
-        "plasma",
-        "fountain",
-        "swarm",
-        "lunarlimit",
-        "fff",
-    ] {
+    for stem in BUSY_MOVIES {
         let (_, replay) = workload(stem);
         let truth = |regions: RegionChoice| {
             let mut nes = replay.power_on().unwrap();
@@ -410,16 +412,7 @@ fn hot_regions_leave_the_batches_and_the_truth_alone() {
         let run = |regions: RegionChoice, again: Option<RegionChoice>| {
             let mut nes = replay.power_on().unwrap();
             nes.set_regions(regions);
-            nes.record_taken_targets();
-            let cycles = nes.cycles();
-            nes.attach_sampler(SampleCapture::emulated(
-                5_369,
-                Spacing::Uniform,
-                0,
-                7,
-                25,
-                cycles,
-            ));
+            attach_thesis_sampler(&mut nes);
             let mut batches = Vec::new();
             while nes.frame_count() < FRAMES {
                 replay.apply(&mut nes, u64::MAX).unwrap();
