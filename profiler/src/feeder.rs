@@ -280,13 +280,13 @@ impl Feeder {
 
     /// Asks for a snapshot of the builder once every batch offered so far
     /// is in it (whatever `publish_every` says); returns the number its
-    /// [`Snapshot::generation`] will carry. It may wait for queue space.
-    pub fn publish_now(&mut self) -> u64 {
+    /// [`Snapshot::generation`] will carry (`None`: the feeder thread is
+    /// gone, and no snapshot will come). It may wait for queue space.
+    pub fn publish_now(&mut self) -> Option<u64> {
         self.generation += 1;
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(Message::Publish(self.generation));
-        }
-        self.generation
+        let tx = self.tx.as_ref()?;
+        tx.send(Message::Publish(self.generation)).ok()?;
+        Some(self.generation)
     }
 
     /// The latest published state (cheap to clone out under a read lock).

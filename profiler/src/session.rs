@@ -244,8 +244,8 @@ impl Session {
 
     /// Offers every batch completed so far, now, and asks the feeder for a
     /// snapshot once they are in it (`Feeder::publish_now`); returns the
-    /// generation that snapshot will carry.
-    pub fn publish_now(&mut self, nes: &mut Nes) -> u64 {
+    /// generation that snapshot will carry (`None`: the feeder is gone).
+    pub fn publish_now(&mut self, nes: &mut Nes) -> Option<u64> {
         if let Some(sampler) = nes.sampler_mut() {
             self.feeder.flush_from(sampler);
         }

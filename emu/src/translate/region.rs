@@ -110,7 +110,8 @@ pub enum RegionChoice {
     /// a region formed after `threshold` visits ([`NET_THRESHOLD`] by
     /// default; the fuzzer forms them at once).
     Net { threshold: u16 },
-    /// Heads and paths from a hot CFG (the sampled one or the exact H90).
+    /// Heads and paths from a hot CFG (the busy code's, sampled or exact:
+    /// `profiler::region_guide`).
     Guided(Arc<HotPaths>),
 }
 
@@ -184,8 +185,8 @@ pub struct RegionStats {
     pub missed: u64,
     /// Instructions of idle loops, run or skipped, that the plain chain
     /// ran (counted with regions on only). The busy instructions, which
-    /// regions are to cover, are the rest; idle iterations run elsewhere
-    /// (in a batch, or an op at a time) are missed, so the busy share
-    /// covered is understated, never overstated.
+    /// regions are to cover, are the rest; idle iterations run an op at a
+    /// time (around an interrupt or the frame's end) are missed, so the
+    /// busy share covered is understated, never overstated.
     pub idle: u64,
 }
