@@ -54,7 +54,7 @@ for name in "${workloads[@]}"; do
     line=$name
     for choice in net sampled@3 sampled@30 exact; do
         ops=$(grep -o 'region_ops=[0-9]*' "$out/$name.$choice.line" | cut -d= -f2)
-        line+=" $choice=$(awk -v o="$ops" -v b="$busy" 'BEGIN { printf("%.1f%%", (b > 0) ? 100 * o / b : 0) }')"
+        line+=" $choice=$(awk -v o="$ops" -v b="$busy" 'BEGIN { if (b + 0 > 0) printf "%.1f%%", 100 * o / b; else printf "-" }')"
     done
     echo "$line"
 done

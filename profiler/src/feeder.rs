@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError, TrySendError};
 use emu::sampling::{Batches, SampleCapture};
+use emu::translate::hot_paths::HotPaths;
 use gfc::{Cfg, GfcParams, HotCfgBuilder, Sample};
 use parking_lot::RwLock;
 
@@ -79,7 +80,17 @@ pub struct Snapshot {
     /// The number [`Feeder::publish_now`] gave the last snapshot asked
     /// for (0 before any).
     pub generation: u64,
+    /// The regions' guide derived from the edge profile, when the feeder
+    /// was given a [`Guide`] (then `graph`, `profile` and `bins` are left
+    /// empty: the guide is all its reader wants).
+    pub guide: Option<Arc<HotPaths>>,
 }
+
+/// Derives the translator's regions guide from a builder's edge profile,
+/// on the feeder's thread ([`Feeder::guide_with`]): the work then stays off
+/// the emulation thread, and the snapshot skips what only the other
+/// readers want (the hot graph's derivation, about a millisecond on fff).
+pub type Guide = Box<dyn FnMut(&Cfg) -> HotPaths + Send>;
 
 enum Message {
     /// For the builder (and the stream, if kept).
@@ -90,6 +101,8 @@ enum Message {
     Reset(Box<dyn HotCfgBuilder>),
     /// Publish a snapshot of everything before this message, numbered so.
     Publish(u64),
+    /// From now on, snapshots carry this guide's result (and no graphs).
+    Guide(Guide),
 }
 
 /// What the feeder thread ends with.
@@ -289,6 +302,15 @@ impl Feeder {
         Some(self.generation)
     }
 
+    /// Makes every snapshot from now on carry `guide`'s result over the
+    /// builder's edge profile in place of the graphs ([`Snapshot::guide`]).
+    /// It may wait for queue space.
+    pub fn guide_with(&mut self, guide: Guide) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Message::Guide(guide));
+        }
+    }
+
     /// The latest published state (cheap to clone out under a read lock).
     pub fn snapshot(&self) -> Arc<RwLock<Snapshot>> {
         self.snapshot.clone()
@@ -318,16 +340,32 @@ impl Drop for Feeder {
     }
 }
 
-fn publish(builder: &dyn HotCfgBuilder, target: &RwLock<Snapshot>, generation: u64) {
+fn publish(
+    builder: &dyn HotCfgBuilder,
+    target: &RwLock<Snapshot>,
+    generation: u64,
+    guide: Option<&mut Guide>,
+) {
     let counters = builder.counters();
-    let snapshot = Snapshot {
-        graph: builder.graph().clone(),
-        profile: builder.edge_profile().clone(),
-        bins: builder.bins(),
-        batches: counters.batches,
-        sampled_instructions: counters.instructions,
-        params: builder.params(),
-        generation,
+    let snapshot = match guide {
+        Some(guide) => Snapshot {
+            guide: Some(Arc::new(guide(builder.edge_profile()))),
+            batches: counters.batches,
+            sampled_instructions: counters.instructions,
+            params: builder.params(),
+            generation,
+            ..Snapshot::default()
+        },
+        None => Snapshot {
+            graph: builder.graph().clone(),
+            profile: builder.edge_profile().clone(),
+            bins: builder.bins(),
+            batches: counters.batches,
+            sampled_instructions: counters.instructions,
+            params: builder.params(),
+            generation,
+            guide: None,
+        },
     };
     *target.write() = snapshot;
 }
@@ -390,6 +428,7 @@ fn run(
     };
     let mut since_publish = 0;
     let mut generation = 0;
+    let mut guide: Option<Guide> = None;
     loop {
         let message = match rx.try_recv() {
             Ok(message) => message,
@@ -409,7 +448,7 @@ fn run(
                 keeper.end_of_group();
                 since_publish += batches.len() as u64;
                 if since_publish >= every && rx.is_empty() {
-                    publish(builder.as_ref(), &published, generation);
+                    publish(builder.as_ref(), &published, generation, guide.as_mut());
                     since_publish = 0;
                 }
                 // Full (the emulation is not taking them back): drop it.
@@ -423,16 +462,17 @@ fn run(
             }
             Message::Reset(fresh) => {
                 builder = fresh;
-                publish(builder.as_ref(), &published, generation);
+                publish(builder.as_ref(), &published, generation, guide.as_mut());
             }
+            Message::Guide(given) => guide = Some(given),
             Message::Publish(asked) => {
                 generation = asked;
-                publish(builder.as_ref(), &published, generation);
+                publish(builder.as_ref(), &published, generation, guide.as_mut());
                 since_publish = 0;
             }
         }
     }
-    publish(builder.as_ref(), &published, generation);
+    publish(builder.as_ref(), &published, generation, guide.as_mut());
     let sink = match keeper.stream {
         Stream::Sink(sink) => Some(sink),
         _ => None,

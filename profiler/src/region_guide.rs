@@ -16,37 +16,61 @@ use crate::feeder::Snapshot;
 use crate::frame_profile::sampled::WaitLoops;
 use crate::session::{ProfileSettings, Recording, Session};
 
-/// Frames between two looks at the hot CFG (one second of NTSC): a game
-/// moving from its title to gameplay has its regions re-formed within two
-/// seconds, while the trace builder derives its graph (about 1 ms on fff,
-/// on the feeder's core) once a second of emulated time.
-pub const GUIDE_PERIOD_FRAMES: u64 = 60;
+/// Frames from asking the feeder for a guide to taking it (one second of
+/// NTSC), and the least between two asks.
+pub const GUIDE_LAG_FRAMES: u64 = 60;
+
+/// The most frames between two asks (half a minute of NTSC).
+pub const GUIDE_GAP_MAX_FRAMES: u64 = 1800;
+
+/// The frames from an ask at frame `frame` to the next: a quarter of the
+/// run so far, at least [`GUIDE_LAG_FRAMES`] and at most
+/// [`GUIDE_GAP_MAX_FRAMES`].
+///
+/// Decision: the guide is the hot CFG of every batch so far, so after
+/// the run has grown by a fraction f its edges' estimates have moved by
+/// about f at most; asked sooner, a new guide only reshuffles the edges at
+/// the 90 % cut, whose estimates wander with sampling noise (asked once a
+/// second, fff's guide changed 296 times in 300 and re-formed its regions
+/// each time). The same holds for a game moving from its title to
+/// gameplay: the new code enters the cumulative hot CFG as its share of
+/// the run grows, which a geometric schedule follows. Each guide costs a
+/// derivation over everything sampled (about 3 ms on fff, on the feeder's
+/// core); once a second of emulated time is, at fff's 8,000 frames a
+/// second, 130 a second of wall time, which kept the feeder's core busy
+/// and made the emulation wait for it.
+pub fn guide_gap(frame: u64) -> u64 {
+    (frame / 4).clamp(GUIDE_LAG_FRAMES, GUIDE_GAP_MAX_FRAMES)
+}
 
 /// How long the guide waits for a snapshot it asked for before it takes
-/// the feeder for gone (it makes one in well under a millisecond).
+/// the feeder for gone (it makes one in a few milliseconds).
 const FEEDER_GONE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The sampler and the trace builder, running only to choose the
 /// translator's regions: the default profile's sampler (what a user leaves
 /// on), with no truth and no stream kept.
 ///
-/// Every [`GUIDE_PERIOD_FRAMES`] frames the feeder is asked for a snapshot
-/// of the builder with every batch so far, and the one asked for a period
-/// before is taken: its edge profile's busy hot CFG ([`busy_hot`]), where
-/// it chooses other paths than the one before, replaces the regions
-/// (`Nes::set_regions`). Asking at frames, not when the feeder gets round
-/// to it, makes the regions, and so `run`'s counts of them and the
-/// experiment's host instructions, the same from run to run; taking the
-/// snapshot a period late lets the feeder make it on its own core while
-/// the emulation goes on (it is long done by then, so the wait for it is
-/// nearly always none).
+/// At frame [`GUIDE_LAG_FRAMES`] and then at gaps that grow with the run
+/// ([`guide_gap`]) the feeder is asked for the busy hot CFG
+/// ([`busy_hot`]) of every batch so far, which it derives on its own
+/// thread ([`crate::feeder::Guide`]), and [`GUIDE_LAG_FRAMES`] later the
+/// guide is taken: where it chooses other paths than the one before, it
+/// replaces the regions (`Nes::set_regions`). Asking and taking at frames,
+/// not when the feeder gets round to it, makes the regions, and so `run`'s
+/// counts of them and the experiment's host instructions, the same from
+/// run to run; taking the guide a second late lets the feeder make it
+/// while the emulation goes on (it is long done by then, so the wait for
+/// it is nearly always none).
 pub struct SampledGuide {
     session: Session,
     snapshot: Arc<RwLock<Snapshot>>,
-    /// The generation of the snapshot asked for last, not yet taken.
-    pending: Option<u64>,
+    /// The generation of the snapshot asked for last, not yet taken, and
+    /// the frame at which to take it.
+    pending: Option<(u64, u64)>,
+    /// The frame at which to ask for the next.
+    ask_at: u64,
     current: Option<Arc<HotPaths>>,
-    waits: WaitLoops,
     /// Hot CFGs that changed the regions.
     pub updates: u64,
 }
@@ -67,31 +91,36 @@ impl SampledGuide {
         let mut builder = settings.builder.build(settings.params);
         builder.set_taken_targets(Some(Arc::new(move |a| taken.contains(a))));
         session.restart(nes, builder);
+        // Derived on the feeder's thread: on the emulation thread it cost
+        // fff 4 % of its host instructions.
+        let mut waits = waits;
+        session.guide_with(Box::new(move |profile| {
+            hot_paths(&busy_hot(profile, &mut waits))
+        }));
         let snapshot = session.snapshot();
         SampledGuide {
             session,
             snapshot,
             pending: None,
+            ask_at: nes.frame_count() + GUIDE_LAG_FRAMES,
             current: None,
-            waits,
             updates: 0,
         }
     }
 
-    /// After each frame: hands the batches on, and at every period takes
-    /// the hot CFG asked for a period before as the regions' guide.
+    /// After each frame: hands the batches on, takes the guide asked for
+    /// [`GUIDE_LAG_FRAMES`] before, and asks for the next when it is due.
     pub fn after_frame(&mut self, nes: &mut Nes) {
         self.session.after_frame(nes);
-        if !nes.frame_count().is_multiple_of(GUIDE_PERIOD_FRAMES) {
-            return;
-        }
-        if let Some(generation) = self.pending.take() {
+        let frame = nes.frame_count();
+        if let Some((generation, _)) = self.pending.filter(|&(_, at)| frame >= at) {
+            self.pending = None;
             let asked = std::time::Instant::now();
             let paths = loop {
                 {
                     let snapshot = self.snapshot.read();
                     if snapshot.generation >= generation {
-                        break Some(hot_paths(&busy_hot(&snapshot.profile, &mut self.waits)));
+                        break snapshot.guide.clone();
                     }
                 }
                 // A feeder that died (its builder panicked) never makes
@@ -101,14 +130,19 @@ impl SampledGuide {
                 }
                 std::thread::sleep(std::time::Duration::from_micros(50));
             };
-            if let Some(paths) = paths.filter(|p| self.current.as_deref() != Some(p)) {
-                let paths = Arc::new(paths);
+            if let Some(paths) = paths.filter(|p| self.current.as_deref() != Some(&**p)) {
                 self.current = Some(paths.clone());
                 self.updates += 1;
                 nes.set_regions(RegionChoice::Guided(paths));
             }
         }
-        self.pending = self.session.publish_now(nes);
+        if frame >= self.ask_at {
+            self.pending = self
+                .session
+                .publish_now(nes)
+                .map(|generation| (generation, frame + GUIDE_LAG_FRAMES));
+            self.ask_at = frame + guide_gap(frame);
+        }
     }
 
     /// Detaches the sampler; the regions stay as they are.
@@ -188,5 +222,52 @@ mod tests {
         assert!(paths.is_head(0x8000));
         assert!(paths.is_hot(0x8002) && paths.is_hot(0x8006));
         assert_eq!(paths.next(0x8000), None);
+    }
+
+    #[test]
+    fn guides_are_asked_for_every_second_then_as_the_run_grows() {
+        let mut asks = vec![GUIDE_LAG_FRAMES];
+        while *asks.last().unwrap() < 18_000 {
+            let at = *asks.last().unwrap();
+            asks.push(at + guide_gap(at));
+        }
+        assert_eq!(asks[..7], [60, 120, 180, 240, 300, 375, 468]);
+        // Half a minute apart at most: a movie of five minutes asks 25
+        // times (once a second, it asked 300 times).
+        assert!(asks.windows(2).all(|w| w[1] - w[0] <= GUIDE_GAP_MAX_FRAMES));
+        assert_eq!(asks.iter().filter(|&&f| f < 18_000).count(), 25);
+    }
+
+    #[test]
+    fn a_guided_feeder_publishes_the_guide_in_place_of_the_graphs() {
+        let settings = ProfileSettings::default();
+        let mut feeder = crate::feeder::Feeder::spawn(
+            settings.builder.build(settings.params),
+            16,
+            u64::MAX,
+            false,
+        );
+        let mut g = Cfg::new();
+        g.insert_block(Block {
+            entry: 0x8000,
+            instrs: vec![0x8000],
+            end: 0x8002,
+            count: 3,
+        });
+        g.set_edge(0x8000, 0x8000, 3);
+        let expected = hot_paths(&g);
+        // Whatever the builder has, the guide's result is what is published.
+        feeder.guide_with(Box::new(move |_profile| hot_paths(&g)));
+        let generation = feeder.publish_now().expect("the feeder runs");
+        let snapshot = feeder.snapshot();
+        let asked = std::time::Instant::now();
+        while snapshot.read().generation < generation {
+            assert!(asked.elapsed() < FEEDER_GONE_AFTER, "no snapshot");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let published = snapshot.read().clone();
+        assert_eq!(published.guide.as_deref(), Some(&expected));
+        assert!(published.graph.edges().is_empty());
+        feeder.finish();
     }
 }

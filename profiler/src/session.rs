@@ -252,6 +252,12 @@ impl Session {
         self.feeder.publish_now()
     }
 
+    /// Makes the feeder's snapshots carry `guide`'s result in place of the
+    /// graphs (`Feeder::guide_with`).
+    pub fn guide_with(&mut self, guide: crate::feeder::Guide) {
+        self.feeder.guide_with(guide);
+    }
+
     /// The feeder's latest published snapshot.
     pub fn snapshot(&self) -> Arc<RwLock<Snapshot>> {
         self.feeder.snapshot()

@@ -228,7 +228,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// `--regions exact`: the hot paths of the CFG record at `path`, made
 /// from `rom` (PRG ROM `prg`): the busy code's H90 of a truth
 /// (`region_guide::busy_hot`), another record as it is.
-fn exact_paths(path: &Path, rom: &[u8], prg: Vec<u8>) -> anyhow::Result<HotPaths> {
+pub fn exact_paths(path: &Path, rom: &[u8], prg: Vec<u8>) -> anyhow::Result<HotPaths> {
     let record = CfgFile::read(path).map_err(|e| BadInput(e.to_string()))?;
     if record.rom_hash != format!("{:016x}", emu::hash::fnv1a64(rom)) {
         return Err(BadInput(format!(
