@@ -1,28 +1,25 @@
 #!/usr/bin/env bash
 # Issue 47's wall-clock bar: `run --regions sampled` (the sampler running
-# only to choose regions) against `run --regions off`, whole runs of each
-# movie in turn, PASSES passes; per movie and pooled by time (the sum of
-# the seconds each run took, from `run`'s fps).
-# Usage: scripts/regions-wall.sh [PASSES] [WORKLOAD...]   (3 passes; the busy ones)
+# only to choose regions) against regions off, per busy workload, measured
+# A/B in one process (examples/regions_wall.rs: two machines advanced in
+# alternating slices of 30 frames; whole runs in turn moved by 40 % from
+# run to run on this machine, more than the effect), and pooled by time.
+# Usage: scripts/regions-wall.sh [FRAMES] [ROUNDS] [WORKLOAD...]
+#   (6,000 frames, 1 round; the busy workloads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-passes=${1:-3}
-shift || true
+frames=${1:-6000}
+rounds=${2:-1}
+shift 2 || shift $# || true
 workloads=("$@")
 . scripts/busy-workloads.sh
 [ ${#workloads[@]} -gt 0 ] || workloads=("${BUSY_WORKLOADS[@]}")
-seconds() { # rom movie regions
-    target/release/nesprof run "$1" --movie "$2" --regions "$3" 2>/dev/null |
-        awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-             END { printf "%.4f", v["frames"] / v["fps"] }'
-}
-for p in $(seq "$passes"); do
-    for name in "${workloads[@]}"; do
-        rom=$(rom_of "$name")
-        echo "$name $(seconds "$rom" "movies/$name.fm2" off) $(seconds "$rom" "movies/$name.fm2" sampled)"
-    done
+cargo build --release --example regions_wall >/dev/null 2>&1 ||
+    cargo build --release --example regions_wall
+for name in "${workloads[@]}"; do
+    echo "$name $(target/release/examples/regions_wall "$name" sampled "$frames" "$rounds")"
 done | awk '
-    { off[$1] += $2; smp[$1] += $3; OFF += $2; SMP += $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-    END { for (i = 1; i <= n; i++) { w = order[i]
-              printf "%-16s off %7.3f s  sampled %7.3f s  %+.2f %%\n", w, off[w], smp[w], (smp[w] / off[w] - 1) * 100 }
-          printf "%-16s off %7.3f s  sampled %7.3f s  %+.2f %%\n", "pooled", OFF, SMP, (SMP / OFF - 1) * 100 }'
+    { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      printf "%-16s off %7.3f s  sampled %7.3f s  %+6.2f %%  (trimmed slices %+6.2f %%)\n", $1, v["off_s"], v["sampled_s"], v["change_pct"], v["trimmed_slice_pct"]
+      OFF += v["off_s"]; SMP += v["sampled_s"] }
+    END { printf "%-16s off %7.3f s  sampled %7.3f s  %+6.2f %%\n", "pooled", OFF, SMP, (SMP / OFF - 1) * 100 }'
