@@ -23,8 +23,8 @@ pub const GUIDE_LAG_FRAMES: u64 = 60;
 /// The most frames between two asks (half a minute of NTSC).
 pub const GUIDE_GAP_MAX_FRAMES: u64 = 1800;
 
-/// The frames from an ask at frame `frame` to the next: a quarter of the
-/// run so far, at least [`GUIDE_LAG_FRAMES`] and at most
+/// The frames from an ask `frame` frames into the run to the next: a
+/// quarter of the run so far, at least [`GUIDE_LAG_FRAMES`] and at most
 /// [`GUIDE_GAP_MAX_FRAMES`].
 ///
 /// Decision: the guide is the hot CFG of every batch so far, so after
@@ -70,6 +70,8 @@ pub struct SampledGuide {
     pending: Option<(u64, u64)>,
     /// The frame at which to ask for the next.
     ask_at: u64,
+    /// The frame it was attached at (the run so far is counted from it).
+    start: u64,
     current: Option<Arc<HotPaths>>,
     /// Hot CFGs that changed the regions.
     pub updates: u64,
@@ -103,6 +105,7 @@ impl SampledGuide {
             snapshot,
             pending: None,
             ask_at: nes.frame_count() + GUIDE_LAG_FRAMES,
+            start: nes.frame_count(),
             current: None,
             updates: 0,
         }
@@ -141,7 +144,7 @@ impl SampledGuide {
                 .session
                 .publish_now(nes)
                 .map(|generation| (generation, frame + GUIDE_LAG_FRAMES));
-            self.ask_at = frame + guide_gap(frame);
+            self.ask_at = frame + guide_gap(frame - self.start);
         }
     }
 
