@@ -19,7 +19,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use emu::movie::Replay;
 use emu::nes::Engine;
@@ -30,7 +29,9 @@ use nesprof::sweep::workloads;
 use profiler::region_guide::SampledGuide;
 use profiler::session::ProfileSettings;
 
-const SLICE_FRAMES: u64 = 30;
+#[path = "common/interleaved.rs"]
+mod interleaved;
+use interleaved::{Interleaved, SLICE_FRAMES};
 
 fn advance(nes: &mut Nes, replay: &Replay, to: u64, guide: Option<&mut SampledGuide>) {
     let mut guide = guide;
@@ -67,8 +68,7 @@ fn main() {
     let (_, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
         .expect("the ROM and its movie");
     let rom = std::fs::read(&workload.rom).expect("the ROM");
-    let (mut off_s, mut on_s) = (Duration::ZERO, Duration::ZERO);
-    let mut ratios = Vec::new();
+    let mut timed = Interleaved::default();
     for _ in 0..rounds {
         let mut off = replay.power_on().expect("power on");
         let mut on = replay.power_on().expect("power on");
@@ -85,24 +85,12 @@ fn main() {
             }
             _ => guide = Some(SampledGuide::attach(&mut on, &ProfileSettings::default())),
         }
-        let mut slice = 0;
         while off.frame_count() < frames {
             let to = (off.frame_count() + SLICE_FRAMES).min(frames);
-            let mut pair = [Duration::ZERO; 2];
-            for turn in 0..2 {
-                let start = Instant::now();
-                if (turn + slice) % 2 == 0 {
-                    advance(&mut off, &replay, to, None);
-                    pair[0] = start.elapsed();
-                } else {
-                    advance(&mut on, &replay, to, guide.as_mut());
-                    pair[1] = start.elapsed();
-                }
-            }
-            off_s += pair[0];
-            on_s += pair[1];
-            ratios.push(pair[1].as_secs_f64() / pair[0].as_secs_f64());
-            slice += 1;
+            timed.slice(
+                || advance(&mut off, &replay, to, None),
+                || advance(&mut on, &replay, to, guide.as_mut()),
+            );
         }
         assert_eq!(off.frame_hash(), on.frame_hash(), "regions changed a frame");
         assert_eq!(off.ram_hash(), on.ram_hash(), "regions changed the RAM");
@@ -110,15 +98,11 @@ fn main() {
             guide.finish(&mut on);
         }
     }
-    ratios.sort_by(f64::total_cmp);
-    let cut = ratios.len() / 10;
-    let kept = &ratios[cut..ratios.len() - cut];
-    let trimmed = kept.iter().sum::<f64>() / kept.len() as f64;
     println!(
         "off_s={:.4} {choice}_s={:.4} change_pct={:+.2} trimmed_slice_pct={:+.2}",
-        off_s.as_secs_f64(),
-        on_s.as_secs_f64(),
-        (on_s.as_secs_f64() / off_s.as_secs_f64() - 1.0) * 100.0,
-        (trimmed - 1.0) * 100.0,
+        timed.a.as_secs_f64(),
+        timed.b.as_secs_f64(),
+        timed.change_pct(),
+        timed.trimmed_pct(),
     );
 }

@@ -22,8 +22,6 @@
 //! Usage: sampler_wall GAME interp|translate FRAMES [ROUNDS] [aa]
 //! (GAME: a bundled workload or a game of `workloads-games.ron`).
 
-use std::time::{Duration, Instant};
-
 use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::Nes;
@@ -32,7 +30,9 @@ use nesprof::sweep::workloads;
 use profiler::feeder::Feeder;
 use profiler::session::{self, ProfileSettings};
 
-const SLICE_FRAMES: u64 = 30;
+#[path = "common/interleaved.rs"]
+mod interleaved;
+use interleaved::{Interleaved, SLICE_FRAMES};
 
 /// Runs `nes` to frame `to`, offering batches after each frame as `nesprof
 /// profile` does.
@@ -85,8 +85,7 @@ fn main() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,
     };
-    let (mut bare, mut sampled) = (Duration::ZERO, Duration::ZERO);
-    let mut ratios = Vec::new();
+    let mut timed = Interleaved::default();
     for _ in 0..rounds {
         let mut off = replay.power_on().expect("power on");
         let mut on = replay.power_on().expect("power on");
@@ -115,24 +114,12 @@ fn main() {
             u64::MAX,
             false,
         );
-        let mut slice = 0;
         while off.frame_count() < frames {
             let to = (off.frame_count() + SLICE_FRAMES).min(frames);
-            let mut pair = [Duration::ZERO; 2];
-            for turn in 0..2 {
-                let start = Instant::now();
-                if (turn + slice) % 2 == 0 {
-                    advance(&mut off, &replay, to, None, false);
-                    pair[0] = start.elapsed();
-                } else {
-                    advance(&mut on, &replay, to, Some(&mut builder), discard);
-                    pair[1] = start.elapsed();
-                }
-            }
-            bare += pair[0];
-            sampled += pair[1];
-            ratios.push(pair[1].as_secs_f64() / pair[0].as_secs_f64());
-            slice += 1;
+            timed.slice(
+                || advance(&mut off, &replay, to, None, false),
+                || advance(&mut on, &replay, to, Some(&mut builder), discard),
+            );
         }
         assert_eq!(
             off.frame_hash(),
@@ -146,16 +133,12 @@ fn main() {
         builder.finish();
         assert_eq!(dropped, 0, "batches dropped");
     }
-    ratios.sort_by(f64::total_cmp);
-    let cut = ratios.len() / 10;
-    let kept = &ratios[cut..ratios.len() - cut];
-    let trimmed = kept.iter().sum::<f64>() / kept.len() as f64;
     println!(
         "bare_s={:.4} sampled_s={:.4} slowdown_pct={:.2} trimmed_slice_pct={:.2}{}",
-        bare.as_secs_f64(),
-        sampled.as_secs_f64(),
-        (sampled.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0,
-        (trimmed - 1.0) * 100.0,
+        timed.a.as_secs_f64(),
+        timed.b.as_secs_f64(),
+        timed.change_pct(),
+        timed.trimmed_pct(),
         if aa { " (A/A: both bare)" } else { "" }
     );
 }
