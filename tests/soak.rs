@@ -155,11 +155,17 @@ fn profile_args(frames: u64, dir: &Path, extra: &[&str]) -> Vec<String> {
 
 /// `profile`'s frame-time accounting runs on a thread of its own, and the
 /// events it has not yet taken add their own bound
-/// ([`profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES`]): how much of
-/// it a run reaches depends on how far that thread falls behind, which
-/// depends on the load on the machine.
+/// ([`profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES`]), as do the
+/// sample batches queued for the feeder and those waiting to be queued
+/// ([`profiler::feeder::MAX_QUEUED_BYTES`],
+/// [`profiler::feeder::MAX_UNSENT_BYTES`]): how much of them a run reaches
+/// depends on how far those threads fall behind, which depends on the load
+/// on the machine.
 fn profile_slack_kib() -> u64 {
-    SLACK_KIB + profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES as u64 / 1024
+    let bounded = profiler::frame_profile::recorder::MAX_IN_FLIGHT_BYTES
+        + profiler::feeder::MAX_QUEUED_BYTES
+        + profiler::feeder::MAX_UNSENT_BYTES;
+    SLACK_KIB + bounded as u64 / 1024
 }
 
 #[test]

@@ -184,6 +184,19 @@ impl Batches {
         self.ends.is_empty()
     }
 
+    /// The heap memory the buffer holds (its capacity, not its length: a
+    /// buffer goes round and keeps what it grew to).
+    pub fn heap_bytes(&self) -> usize {
+        self.records.capacity() * std::mem::size_of::<Retired>()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+    }
+
+    /// Adds one batch after these.
+    pub fn push(&mut self, batch: &[Retired]) {
+        self.records.extend_from_slice(batch);
+        self.ends.push(self.records.len());
+    }
+
     /// Adds `other`'s batches after these.
     pub fn append(&mut self, other: &Batches) {
         let offset = self.records.len();

@@ -13,9 +13,11 @@
 //! The stream, when kept, goes to a [`BatchSink`] as the feeder converts
 //! it (the sample-stream file `profile` writes during the run), or into
 //! memory for callers that replay it (the sweep); every batch is also
-//! tallied per address ([`SampleTally`]). Batches the queue could not take
-//! wait on the emulation side only up to [`UNSENT_LIMIT`]: beyond that the
-//! emulation waits for the feeder rather than let them grow with the run.
+//! tallied per address ([`SampleTally`]). The queue is bounded in bytes
+//! ([`MAX_QUEUED_BYTES`]) as well as in offers, and batches the queue
+//! could not take wait on the emulation side only up to
+//! [`MAX_UNSENT_BYTES`]: beyond that the emulation waits for the feeder
+//! rather than let them grow with the run.
 //!
 //! Batch buffers go round in a circle: the feeder hands each one back
 //! once processed ([`Feeder::take_from`] refills it), so the emulation
@@ -25,7 +27,7 @@
 //! behind a parking_lot lock at most every `publish_every` batches, so the
 //! feeder never blocks on them either.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -39,11 +41,20 @@ use parking_lot::RwLock;
 use crate::convert;
 use crate::sink::{BatchSink, SampleTally};
 
-/// Most batches kept on the emulation side for the stream while the queue
-/// is full (about 30 MB at N = 25): past this the offer waits for room.
-/// The feeder only falls this far behind when its disk or core stalls for
-/// seconds; waiting then keeps the stream whole and the memory bounded.
-const UNSENT_LIMIT: usize = 1 << 16;
+/// Most bytes of batches in the queue (sent, not yet processed by the
+/// feeder): past this an offer counts as not taken, as when the queue is
+/// full. The queue's bound in offers alone let it hold gigabytes: an offer
+/// carries [`OFFER_INTERVAL`] of batches, half a megabyte at a fast rate
+/// (X = 0.5 ms, 60× real time), and a feeder slowed by a loaded machine
+/// let thousands pile up (the soak test's profile grew by 4 MB). 4 MB is
+/// some seconds of batches at the thesis' rates.
+pub const MAX_QUEUED_BYTES: usize = 4 << 20;
+
+/// Most bytes of batches kept on the emulation side for the stream while
+/// the queue takes none: past this the offer waits for room. The feeder
+/// only falls this far behind when its disk or core stalls for seconds;
+/// waiting then keeps the stream whole and the memory bounded.
+pub const MAX_UNSENT_BYTES: usize = 4 << 20;
 
 /// How long the feeder sleeps when its queue is empty. It polls instead of
 /// blocking in `recv` so that no receiver is ever parked on the channel:
@@ -96,13 +107,29 @@ enum Message {
     /// For the builder (and the stream, if kept).
     Batches(Batches),
     /// Dropped for the builder earlier, for the stream only.
-    StreamOnly(Batches),
+    StreamOnly(Vec<Batches>),
     /// Start over with this builder.
     Reset(Box<dyn HotCfgBuilder>),
     /// Publish a snapshot of everything before this message, numbered so.
     Publish(u64),
     /// From now on, snapshots carry this guide's result (and no graphs).
     Guide(Guide),
+}
+
+/// The heap bytes of a list of buffers.
+fn total_bytes(list: &[Batches]) -> usize {
+    list.iter().map(Batches::heap_bytes).sum()
+}
+
+impl Message {
+    /// The bytes of batches it carries ([`MAX_QUEUED_BYTES`]).
+    fn bytes(&self) -> usize {
+        match self {
+            Message::Batches(b) => b.heap_bytes(),
+            Message::StreamOnly(list) => total_bytes(list),
+            _ => 0,
+        }
+    }
 }
 
 /// What the feeder thread ends with.
@@ -129,10 +156,14 @@ pub struct Feeder {
     spare: Option<Batches>,
     /// Keeping the stream: batches the queue could not take, to be sent
     /// again for the stream ahead of the next offer.
-    unsent: Option<Batches>,
+    /// Kept as the buffers they came in: appending them to one another
+    /// copied them and let the buffer's capacity double past the bound.
+    unsent: Vec<Batches>,
     keep_stream: bool,
     last_offer: Instant,
     dropped: Arc<AtomicU64>,
+    /// Bytes of batches sent and not yet processed ([`MAX_QUEUED_BYTES`]).
+    queued: Arc<AtomicUsize>,
     sent: u64,
     /// The last number [`Feeder::publish_now`] gave.
     generation: u64,
@@ -174,6 +205,8 @@ impl Feeder {
             ..Snapshot::default()
         }));
         let published = snapshot.clone();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let processed = queued.clone();
         let thread = std::thread::Builder::new()
             .name("nesprof-feeder".into())
             .spawn(move || {
@@ -184,6 +217,7 @@ impl Feeder {
                     published,
                     publish_every.max(1),
                     stream,
+                    processed,
                 )
             })
             .expect("spawn the feeder thread");
@@ -191,10 +225,11 @@ impl Feeder {
             tx: Some(tx),
             returned,
             spare: None,
-            unsent: None,
+            unsent: Vec::new(),
             keep_stream,
             last_offer: Instant::now(),
             dropped: Arc::new(AtomicU64::new(0)),
+            queued,
             sent: 0,
             generation: 0,
             snapshot,
@@ -238,10 +273,13 @@ impl Feeder {
     }
 
     /// Offers batches (all those taken at once: one message, not one per
-    /// batch); never blocks. Returns false if they were dropped for the
+    /// batch); never blocks unless the stream's unsent batches reached
+    /// [`MAX_UNSENT_BYTES`]. Returns false if they were dropped for the
     /// builder (and counted; kept for the stream if it is kept).
     pub fn offer(&mut self, batches: Batches) -> bool {
-        let Some(tx) = &self.tx else { return false };
+        if self.tx.is_none() {
+            return false;
+        }
         if batches.is_empty() {
             self.spare = Some(batches);
             return true;
@@ -249,33 +287,76 @@ impl Feeder {
         let count = batches.len() as u64;
         self.last_offer = Instant::now();
         // Batches dropped earlier go first, so the stream stays in order.
-        if let Some(unsent) = self.unsent.take() {
-            if unsent.len() >= UNSENT_LIMIT {
-                // Far behind: wait for room rather than grow (see UNSENT_LIMIT).
-                let _ = tx.send(Message::StreamOnly(unsent));
-            } else if let Err(TrySendError::Full(Message::StreamOnly(unsent))) =
-                tx.try_send(Message::StreamOnly(unsent))
+        if !self.unsent.is_empty() {
+            let unsent = std::mem::take(&mut self.unsent);
+            let bytes = total_bytes(&unsent);
+            if bytes + batches.heap_bytes() > MAX_UNSENT_BYTES {
+                // Far behind: wait for room rather than grow.
+                self.wait_for_room(bytes);
+                let _ = self.send(Message::StreamOnly(unsent), true);
+            } else if let Err(Message::StreamOnly(mut unsent)) =
+                self.send(Message::StreamOnly(unsent), false)
             {
-                let mut unsent = unsent;
-                unsent.append(&batches);
-                self.unsent = Some(unsent);
-                self.spare = Some(batches);
+                unsent.push(batches);
+                self.unsent = unsent;
                 self.dropped.fetch_add(count, Ordering::Relaxed);
                 return false;
             }
         }
-        match tx.try_send(Message::Batches(batches)) {
+        match self.send(Message::Batches(batches), false) {
             Ok(()) => {
                 self.sent += count;
                 true
             }
-            Err(TrySendError::Full(message)) | Err(TrySendError::Disconnected(message)) => {
+            Err(message) => {
                 self.dropped.fetch_add(count, Ordering::Relaxed);
                 if let (true, Message::Batches(batches)) = (self.keep_stream, message) {
-                    self.unsent = Some(batches);
+                    self.unsent.push(batches);
                 }
                 false
             }
+        }
+    }
+
+    /// Sends a message of batches, counting its bytes as queued: with
+    /// `wait`, whatever the queue holds; else only when the queue has room
+    /// for it in offers and in bytes (an offer alone in the queue always
+    /// has room, however large). Gives the message back when not sent.
+    fn send(&self, message: Message, wait: bool) -> Result<(), Message> {
+        let Some(tx) = &self.tx else {
+            return Err(message);
+        };
+        let bytes = message.bytes();
+        let queued = self.queued.load(Ordering::Acquire);
+        if !wait && queued > 0 && queued + bytes > MAX_QUEUED_BYTES {
+            return Err(message);
+        }
+        // Counted before it is sent, so the feeder never takes off bytes
+        // not yet added.
+        self.queued.fetch_add(bytes, Ordering::AcqRel);
+        let sent = if wait {
+            tx.send(message).map_err(|e| e.into_inner())
+        } else {
+            tx.try_send(message).map_err(|e| match e {
+                TrySendError::Full(m) | TrySendError::Disconnected(m) => m,
+            })
+        };
+        if sent.is_err() {
+            self.queued.fetch_sub(bytes, Ordering::AcqRel);
+        }
+        sent
+    }
+
+    /// Waits until the queue has room for `bytes` more (or holds nothing,
+    /// or the feeder thread is gone).
+    fn wait_for_room(&self, bytes: usize) {
+        loop {
+            let queued = self.queued.load(Ordering::Acquire);
+            let gone = self.thread.as_ref().is_none_or(|t| t.is_finished());
+            if queued == 0 || queued + bytes <= MAX_QUEUED_BYTES || gone {
+                return;
+            }
+            std::thread::sleep(POLL_INTERVAL);
         }
     }
 
@@ -319,9 +400,10 @@ impl Feeder {
     /// Closes the channel, waits for the feeder to finish the queued
     /// batches, and returns the builder's final state (and the stream).
     pub fn finish(mut self) -> Fed {
-        if let (Some(tx), Some(unsent)) = (&self.tx, self.unsent.take()) {
+        let unsent = std::mem::take(&mut self.unsent);
+        if !unsent.is_empty() {
             // The end of the run: the stream's last batches may wait.
-            let _ = tx.send(Message::StreamOnly(unsent));
+            let _ = self.send(Message::StreamOnly(unsent), true);
         }
         self.tx = None;
         self.thread
@@ -419,6 +501,7 @@ fn run(
     published: Arc<RwLock<Snapshot>>,
     every: u64,
     stream: Stream,
+    queued: Arc<AtomicUsize>,
 ) -> Fed {
     let mut keeper = Keeper {
         stream,
@@ -438,6 +521,8 @@ fn run(
             }
             Err(TryRecvError::Disconnected) => break,
         };
+        // Off the queue's count once processed (at the end of this turn).
+        let bytes = message.bytes();
         match message {
             Message::Batches(batches) => {
                 for batch in batches.iter() {
@@ -454,11 +539,14 @@ fn run(
                 // Full (the emulation is not taking them back): drop it.
                 let _ = give_back.try_send(batches);
             }
-            Message::StreamOnly(batches) => {
-                for batch in batches.iter() {
-                    keeper.keep(convert::batch(batch));
+            Message::StreamOnly(list) => {
+                for batches in list {
+                    for batch in batches.iter() {
+                        keeper.keep(convert::batch(batch));
+                    }
+                    keeper.end_of_group();
+                    let _ = give_back.try_send(batches);
                 }
-                keeper.end_of_group();
             }
             Message::Reset(fresh) => {
                 builder = fresh;
@@ -471,6 +559,7 @@ fn run(
                 since_publish = 0;
             }
         }
+        queued.fetch_sub(bytes, Ordering::AcqRel);
     }
     publish(builder.as_ref(), &published, generation, guide.as_mut());
     let sink = match keeper.stream {
@@ -483,5 +572,106 @@ fn run(
         sink,
         sink_error: keeper.error,
         tally: keeper.tally,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use emu::sampling::Retired;
+    use gfc::gaussiano::Counters;
+
+    /// A builder that takes no batch until told to, as a feeder on a
+    /// loaded machine.
+    struct Stalled {
+        go: crossbeam_channel::Receiver<()>,
+        graph: Cfg,
+        batches: u64,
+    }
+
+    impl HotCfgBuilder for Stalled {
+        fn process_batch(&mut self, _batch: &[Sample]) {
+            if self.batches == 0 {
+                let _ = self.go.recv();
+            }
+            self.batches += 1;
+        }
+        fn graph(&self) -> &Cfg {
+            &self.graph
+        }
+        fn counters(&self) -> Counters {
+            Counters {
+                batches: self.batches,
+                ..Counters::default()
+            }
+        }
+    }
+
+    fn stalled() -> (Box<dyn HotCfgBuilder>, crossbeam_channel::Sender<()>) {
+        let (go, wait) = crossbeam_channel::bounded(1);
+        let builder = Stalled {
+            go: wait,
+            graph: Cfg::new(),
+            batches: 0,
+        };
+        (Box::new(builder), go)
+    }
+
+    /// An offer of about a megabyte: 40,000 records in one batch.
+    fn megabyte(n: u64) -> Batches {
+        let record = Retired {
+            pc: 0x8000,
+            opcode: Some(0xEA),
+            next_pc: 0x8001,
+            target: 0x8001,
+            cycle: n,
+        };
+        let mut batches = Batches::default();
+        batches.push(&vec![record; 40_000]);
+        batches
+    }
+
+    #[test]
+    fn a_stalled_feeder_queues_a_bounded_number_of_bytes() {
+        let (builder, go) = stalled();
+        let mut feeder = Feeder::spawn(builder, 4096, u64::MAX, false);
+        let size = megabyte(0).heap_bytes();
+        for n in 0..64 {
+            feeder.offer(megabyte(n));
+            let queued = feeder.queued.load(Ordering::Acquire);
+            assert!(queued <= MAX_QUEUED_BYTES + size, "{queued} bytes queued");
+        }
+        // The offers past the bound were dropped, not queued.
+        assert!(feeder.dropped() >= 64 - (MAX_QUEUED_BYTES / size) as u64 - 1);
+        assert_eq!(feeder.sent + feeder.dropped(), 64);
+        let sent = feeder.sent;
+        go.send(()).unwrap();
+        let fed = feeder.finish();
+        // What was queued was all processed.
+        assert_eq!(fed.builder.counters().batches, sent);
+    }
+
+    #[test]
+    fn a_stalled_feeder_keeps_the_whole_stream_in_bounded_memory() {
+        let (builder, go) = stalled();
+        let mut feeder = Feeder::spawn(builder, 4096, u64::MAX, true);
+        let size = megabyte(0).heap_bytes();
+        // The feeder resumes a while after the emulation side had to wait.
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            go.send(()).unwrap();
+        });
+        for n in 0..32 {
+            feeder.offer(megabyte(n));
+            let queued = feeder.queued.load(Ordering::Acquire);
+            let unsent = total_bytes(&feeder.unsent);
+            assert!(queued <= MAX_QUEUED_BYTES + size, "{queued} bytes queued");
+            assert!(unsent <= MAX_UNSENT_BYTES + size, "{unsent} bytes unsent");
+        }
+        release.join().unwrap();
+        let fed = feeder.finish();
+        // Every batch reached the stream, in order.
+        let cycles: Vec<u64> = fed.stream.iter().map(|b| b[0].cycle).collect();
+        assert_eq!(cycles, (0..32).collect::<Vec<_>>());
     }
 }
