@@ -105,6 +105,11 @@ pub struct Block {
     /// block), and the chain logs them inline; calling out for each cost
     /// tracker's `profile` 2 % of its host instructions.
     pub plain_event: Option<EventKind>,
+    /// Whether a run may be a wait loop's iteration ([`Block::wait_loop`]
+    /// or [`Block::wait_loop_dynamic`]): one flag for the run to test.
+    pub iterates: bool,
+    /// The code address of its last op, the one an event is logged for.
+    pub exit_code: u32,
     /// Its last op is a `JMP` absolute in RAM or PRG RAM, where the wait
     /// loop it may close can be rewritten (or lie before the block): whether
     /// it does is looked at when it retires with a log attached.

@@ -59,7 +59,7 @@ impl Translator {
         // The cycle count and DMA cycles at the entry, for the event log
         // (a wait-loop block's run is an iteration: `frame_events`).
         let logging = probes.events.is_some() && block.logs;
-        let entered = if logging && (block.wait_loop || block.wait_loop_dynamic) {
+        let entered = if probes.events.is_some() && block.iterates {
             (bus.cycles, bus.dma_cycles())
         } else {
             (0, 0)
@@ -243,7 +243,7 @@ impl Translator {
     ) {
         log.push(FlowEvent {
             kind,
-            pc: block.ops[block.ops.len() - 1].code(block.code_high),
+            pc: block.exit_code,
             target,
             sp: cpu.s,
             at: Stamp::now(bus, log.idle()),

@@ -241,6 +241,8 @@ impl Translator {
                     || e == EventKind::FallInto
                     || (e == EventKind::Jump && exit_event_checked))
             }),
+            iterates: wait_loop || wait_loop_dynamic,
+            exit_code: last.code(code_high),
             wait_loop_dynamic,
             exit_event,
             exit_event_checked,
