@@ -19,9 +19,10 @@
 
 use emu::nes::Engine;
 use gfc::builder::BuilderKind;
-use nesprof::open::load_replay;
-use nesprof::sweep::workloads;
 use profiler::session::{self, ProfileSettings};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 /// The process's peak (`VmHWM`) and current (`VmRSS`) resident set, in KiB.
 fn rss_kib() -> (u64, u64) {
@@ -57,12 +58,9 @@ fn main() {
     let (game, probes) = (&args[1], args[2].as_str());
     let checkpoints: Vec<u64> = args[3]
         .split(',')
-        .map(|f| f.parse().expect("checkpoints are frame numbers"))
+        .map(|f| cli::number("memory_growth", "CHECKPOINT", f))
         .collect();
-    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let movie = workload.movie.expect("a workload with a movie");
-    let (mut nes, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
-        .expect("the ROM and its movie");
+    let (_, mut nes, replay) = cli::workload_replay("memory_growth", game);
     nes.set_engine(Engine::Translator);
     match probes {
         "flow" => nes.record_flow(),

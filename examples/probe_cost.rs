@@ -19,10 +19,11 @@
 //! notes the taken branch targets, as `profile` does (issue 44).
 
 use emu::nes::Engine;
-use nesprof::open::load_replay;
-use nesprof::sweep::workloads;
 use profiler::feeder::Feeder;
 use profiler::session::{self, ProfileSettings};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,11 +34,8 @@ fn main() {
         std::process::exit(2);
     }
     let (game, engine, probes) = (&args[1], &args[2], &args[3]);
-    let frames: u64 = args[4].parse().expect("FRAMES is a number");
-    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let movie = workload.movie.expect("a workload with a movie");
-    let (mut nes, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
-        .expect("the ROM and its movie");
+    let frames: u64 = cli::number("probe_cost", "FRAMES", &args[4]);
+    let (_, mut nes, replay) = cli::workload_replay("probe_cost", game);
     nes.set_engine(match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,
@@ -53,11 +51,11 @@ fn main() {
         // The thesis' setup: X = 3 ms of emulated time, N = 25 (unless
         // PROBE_COST_N says otherwise).
         let mut settings = ProfileSettings::default();
-        if let Ok(x) = std::env::var("PROBE_COST_X_MS") {
-            settings.interval_ms = x.parse().expect("PROBE_COST_X_MS is a number");
+        if let Some(x) = cli::env_number("probe_cost", "PROBE_COST_X_MS") {
+            settings.interval_ms = x;
         }
-        if let Ok(n) = std::env::var("PROBE_COST_N") {
-            settings.batch_len = n.parse().expect("PROBE_COST_N is a number");
+        if let Some(n) = cli::env_number("probe_cost", "PROBE_COST_N") {
+            settings.batch_len = n;
         }
         nes.attach_sampler(session::sampler(&settings, nes.cycles()).0);
         if probes != "capture" {

@@ -24,14 +24,15 @@ use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::translate::region::RegionChoice;
 use emu::Nes;
-use nesprof::open::load_replay;
-use nesprof::sweep::workloads;
 use profiler::region_guide::SampledGuide;
 use profiler::session::ProfileSettings;
 
 #[path = "common/interleaved.rs"]
 mod interleaved;
 use interleaved::{Interleaved, SLICE_FRAMES};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 fn advance(nes: &mut Nes, replay: &Replay, to: u64, guide: Option<&mut SampledGuide>) {
     let mut guide = guide;
@@ -63,10 +64,7 @@ fn main() {
     if !matches!(choice, "net" | "sampled" | "exact") || (choice == "exact") != truth.is_some() {
         usage();
     }
-    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let movie = workload.movie.expect("a workload with a movie");
-    let (_, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
-        .expect("the ROM and its movie");
+    let (workload, _, replay) = cli::workload_replay("regions_wall", game);
     let rom = std::fs::read(&workload.rom).expect("the ROM");
     let mut timed = Interleaved::default();
     for _ in 0..rounds {

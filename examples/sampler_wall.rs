@@ -25,14 +25,15 @@
 use emu::movie::Replay;
 use emu::nes::Engine;
 use emu::Nes;
-use nesprof::open::load_replay;
-use nesprof::sweep::workloads;
 use profiler::feeder::Feeder;
 use profiler::session::{self, ProfileSettings};
 
 #[path = "common/interleaved.rs"]
 mod interleaved;
 use interleaved::{Interleaved, SLICE_FRAMES};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 /// Runs `nes` to frame `to`, offering batches after each frame as `nesprof
 /// profile` does.
@@ -69,18 +70,15 @@ fn main() {
         std::process::exit(2);
     }
     let (game, engine) = (&args[1], &args[2]);
-    let frames: u64 = args[3].parse().expect("FRAMES is a number");
+    let frames: u64 = cli::number("sampler_wall", "FRAMES", &args[3]);
     let rounds: u32 = args
         .get(4)
-        .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
+        .map_or(1, |r| cli::number("sampler_wall", "ROUNDS", r));
     // SAMPLER_WALL_DISCARD=1: the batches are taken from the sampler and
     // dropped, not fed, to tell the emulation thread's own cost from what
     // the builder's thread costs it.
     let discard = std::env::var_os("SAMPLER_WALL_DISCARD").is_some();
-    let workload = workloads::find(&workloads::repo_root(), game).expect("a known workload");
-    let movie = workload.movie.expect("a workload with a movie");
-    let (_, replay, _) = load_replay(&workload.rom, &movie, workload.ignore_rom_mismatch)
-        .expect("the ROM and its movie");
+    let (_, _, replay) = cli::workload_replay("sampler_wall", game);
     let engine = match engine.as_str() {
         "interp" => Engine::Interpreter,
         _ => Engine::Translator,
@@ -95,11 +93,11 @@ fn main() {
         // SAMPLER_WALL_X_MS / SAMPLER_WALL_N say otherwise.
         if !aa {
             let mut settings = ProfileSettings::default();
-            if let Ok(x) = std::env::var("SAMPLER_WALL_X_MS") {
-                settings.interval_ms = x.parse().expect("SAMPLER_WALL_X_MS is a number");
+            if let Some(x) = cli::env_number("sampler_wall", "SAMPLER_WALL_X_MS") {
+                settings.interval_ms = x;
             }
-            if let Ok(n) = std::env::var("SAMPLER_WALL_N") {
-                settings.batch_len = n.parse().expect("SAMPLER_WALL_N is a number");
+            if let Some(n) = cli::env_number("sampler_wall", "SAMPLER_WALL_N") {
+                settings.batch_len = n;
             }
             on.attach_sampler(session::sampler(&settings, on.cycles()).0);
             // As `profile` runs it: with the taken branch targets noted
