@@ -156,6 +156,11 @@ pub struct Translator {
     region_slots: Vec<region::RegionSlot>,
     free_region_slots: Vec<u32>,
     region_stats: region::RegionStats,
+    /// The start cycle of each op of the block just run for the sampler
+    /// (`run_block_sampled`), kept here rather than on the stack, where it
+    /// was cleared at every run; boxed, to leave the translator's layout
+    /// as it was (the plain chain's code moves with less).
+    sample_starts: Box<sampling::OpStarts>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]

@@ -1,16 +1,29 @@
-//! The sampler inside translated code: when a batch is due, the ops go on
-//! running and each one is recorded as it retires; batches that fall in a
-//! skipped idle loop are written from the loop's known timing.
+//! The sampler inside translated code: where a batch may be due, the
+//! unobserved chain's blocks run noting the cycle each op starts at, and
+//! the sampler is shown them after the run; in the observed loop the ops
+//! go on running and each one is recorded as it retires; batches that
+//! fall in a skipped idle loop are written from the loop's known timing.
 
-use super::block::{Block, IdleTiming};
+use super::block::{Block, IdleTiming, MAX_BLOCK_OPS};
 use super::execution::run;
-use super::op::{open_for, settle, CLOSED, LONGEST_INSTRUCTION};
+use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::region::RegionChoice;
 use super::Translator;
 use crate::bus::Bus;
+use crate::code_addr::CodeMap;
 use crate::cpu::Cpu;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
+
+/// A start cycle per op of a block ([`Translator::run_block_sampled`]).
+#[derive(Debug)]
+pub(super) struct OpStarts([u64; MAX_BLOCK_OPS]);
+
+impl Default for OpStarts {
+    fn default() -> OpStarts {
+        OpStarts([0; MAX_BLOCK_OPS])
+    }
+}
 
 impl Translator {
     /// The rest of a block from where the sampler has to be asked whether a
@@ -134,9 +147,10 @@ impl Translator {
 
     /// Runs blocks from block `first` (at the CPU's PC) as the observed
     /// loop of [`Translator::run_chain`] would with the sampler its only
-    /// probe, while a batch may begin or is being collected: the ops in
-    /// [`Translator::run_ops_sampler_turn`], idle loops skipped through
-    /// [`Translator::skip_idle_iterations`]. Returns the block the
+    /// probe, while a batch may begin or is being collected: each block
+    /// through [`Translator::run_block_sampled`], idle loops skipped
+    /// through [`Translator::skip_idle_iterations`] (which records the
+    /// batches that fall in the iterations it skips). Returns the block the
     /// unobserved loop is to go on with once no batch is being collected
     /// and the next one is out of its reach, or `None` where the chain
     /// ends; adds the instructions retired to `retired`.
@@ -155,7 +169,6 @@ impl Translator {
         retired: &mut u64,
     ) -> Option<u32> {
         let (mut id, mut previous) = (first, u32::MAX);
-        let mut look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
         // The regions' count of idle instructions (`RegionStats::idle`).
         let counts_idle = !matches!(self.region_choice, RegionChoice::Off);
         cpu.idle_budget = 0;
@@ -165,8 +178,8 @@ impl Translator {
             let block = &self.blocks[id as usize];
             let n = block.ops.len();
             let idle_loop = block.idle_loop;
-            let executed =
-                Self::run_ops_sampling(block, cpu, bus, probes, stop_at_cycle, &mut look_at);
+            let starts = &mut self.sample_starts;
+            let executed = Self::run_block_sampled(block, starts, cpu, bus, probes, stop_at_cycle);
             *retired += executed as u64;
             if counts_idle && idle_loop {
                 self.region_stats.idle += executed as u64;
@@ -189,18 +202,179 @@ impl Translator {
                     self.region_stats.idle += skipped;
                 }
                 cpu.idle_budget = 0;
-                look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
             }
             previous = id;
             let Some(next) = self.successor(id, bus, cpu.pc) else {
                 self.note_exit(id, cpu.pc, bus);
                 return None;
             };
-            let collecting = probes.sampler.as_ref().is_some_and(|s| s.collecting());
-            if !collecting && self.runs_unobserved(next, bus, look_at) {
+            // (0 while a batch is being collected.)
+            let look_at = Self::look_at(stop_at_cycle, probes.sampler.as_ref());
+            if self.runs_unobserved(next, bus, look_at) {
                 return Some(next);
             }
             id = next;
+        }
+    }
+
+    /// Runs block `block` from its entry (the CPU's PC, no window cycles
+    /// owed) to its end, or until the ops must stop, for
+    /// [`Translator::run_sampled_blocks`]; then shows the sampler the ops
+    /// that ran, in order, each with the cycle it started at, and records
+    /// those it takes. Returns the ops run.
+    ///
+    /// The ops run as in the plain loop, back to back in the idle window
+    /// when it holds them, each start cycle noted (the machine's cycle
+    /// count plus the window cycles owed); only after the run are they
+    /// offered to the sampler ([`SampleCapture::sample_next`] decides by
+    /// the start cycle alone) and their records made from the block's ops.
+    /// The batch is the one the interpreter records, made with nothing
+    /// but a store per op in the op loop. Asking the sampler before every
+    /// op and building each record as the op retired cost 2,835 host
+    /// instructions a batch on tracker at the thesis' rate, 91 instruction
+    /// cache misses and 119 mispredicted branches; this costs about 2,330,
+    /// 76 and 96 (BENCHMARKS.md, stop 61). A record is now made in one
+    /// pass of known length: pushed one by one, each cost about 45.
+    #[inline(never)]
+    pub(super) fn run_block_sampled(
+        block: &Block,
+        starts: &mut OpStarts,
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        probes: &mut Probes,
+        stop_at_cycle: u64,
+    ) -> usize {
+        let (ops, starts) = (&block.ops[..], &mut starts.0);
+        let executed = if block.live {
+            Self::run_noting_starts::<true>(ops, cpu, bus, stop_at_cycle, starts)
+        } else {
+            Self::run_noting_starts::<false>(ops, cpu, bus, stop_at_cycle, starts)
+        };
+        if let Probes {
+            sampler: Some(sampler),
+            code_map,
+            ..
+        } = probes
+        {
+            Self::offer_ran(block, executed, starts, sampler, code_map, cpu, bus);
+        }
+        executed
+    }
+
+    /// Runs `ops` (the rest of a block, nothing owed) as
+    /// [`Translator::run_ops`] does, writing each op's start cycle into
+    /// `starts`; returns how many ran.
+    #[inline(always)]
+    fn run_noting_starts<const LIVE: bool>(
+        ops: &[Op],
+        cpu: &mut Cpu,
+        bus: &mut Bus,
+        stop_at_cycle: u64,
+        starts: &mut [u64; MAX_BLOCK_OPS],
+    ) -> usize {
+        let n = ops.len();
+        let bound = n as u32 * LONGEST_INSTRUCTION;
+        let mut executed = 0;
+        if bus.cycles + u64::from(bound) < stop_at_cycle && open_for(bound, cpu, bus) {
+            let base = bus.cycles;
+            let mut owed = 0;
+            while executed < n {
+                starts[executed] = base + u64::from(owed);
+                owed = run::<LIVE>(&ops[executed], cpu, bus, owed);
+                executed += 1;
+                // In the window only the op itself can make the block stop,
+                // and it then closes the window (see `op::Translated`).
+                if owed == CLOSED {
+                    break;
+                }
+            }
+            if owed != CLOSED {
+                settle(cpu, bus, owed);
+                return executed;
+            }
+            if executed == n || Self::must_stop(cpu, bus, stop_at_cycle) {
+                return executed;
+            }
+        }
+        while executed < n {
+            starts[executed] = bus.cycles;
+            Self::execute::<LIVE>(&ops[executed], cpu, bus);
+            executed += 1;
+            if Self::must_stop(cpu, bus, stop_at_cycle) {
+                break;
+            }
+        }
+        executed
+    }
+
+    /// Offers the first `executed` ops of `block`, just run, to the
+    /// sampler, op `k` having started at cycle `starts[k]`, and
+    /// records those it takes. The last op that ran was followed by the
+    /// CPU's PC, named under the banks mapped now (it may have switched
+    /// them); each other by the next op. Only a block's last op can be a
+    /// branch.
+    #[inline(always)]
+    fn offer_ran(
+        block: &Block,
+        executed: usize,
+        starts: &[u64; MAX_BLOCK_OPS],
+        sampler: &mut SampleCapture,
+        code_map: &mut CodeMap,
+        cpu: &Cpu,
+        bus: &Bus,
+    ) {
+        // Most often none of them: the run ended before the due cycle.
+        if executed == 0 || starts[executed - 1] < sampler.due_cycle() {
+            return;
+        }
+        let (ops, high) = (&block.ops[..executed], block.code_high);
+        let ends_block = executed == block.ops.len();
+        let mut i = 0;
+        while i < executed {
+            if !sampler.collecting() && !sampler.sample_next(starts[i]) {
+                i += 1;
+                continue;
+            }
+            sampler.record_with(|records, limit| {
+                let end = executed.min(i + limit);
+                // The ops followed by another op of the run, in one pass
+                // of known length (no capacity test per record), then the
+                // last.
+                let inner = end.min(executed - 1);
+                if i < inner {
+                    let followed = ops[i..inner].iter().zip(&ops[i + 1..=inner]);
+                    records.extend(followed.zip(&starts[i..inner]).map(|((op, next), &cycle)| {
+                        debug_assert!(op.branch_target().is_none());
+                        let next_pc = next.code(high);
+                        Retired {
+                            pc: op.code(high),
+                            opcode: Some(op.bytes[0]),
+                            next_pc,
+                            target: next_pc,
+                            cycle,
+                        }
+                    }));
+                }
+                if end == executed {
+                    let last = &ops[executed - 1];
+                    let next_pc = code_map.key(&bus.cart.banks, cpu.pc);
+                    // A live block's branch offset is read from RAM as it
+                    // runs (a branch writes nothing, so RAM still holds it).
+                    let branch = match (ends_block, block.live) {
+                        (false, _) => None,
+                        (true, false) => last.branch_target(),
+                        (true, true) => last.reread(&bus.ram).branch_target(),
+                    };
+                    records.push(Retired {
+                        pc: last.code(high),
+                        opcode: Some(last.bytes[0]),
+                        next_pc,
+                        target: branch.map_or(next_pc, |t| code_map.key(&bus.cart.banks, t)),
+                        cycle: starts[executed - 1],
+                    });
+                }
+                i = end;
+            });
         }
     }
 
