@@ -13,6 +13,17 @@ use crate::sampling::Retired;
 /// Longest straight run translated into one block.
 pub const MAX_BLOCK_OPS: usize = 64;
 
+/// A start cycle per op of a block, as the sampler's run of it notes them
+/// (`Translator::run_block_sampled`).
+#[derive(Debug)]
+pub struct OpStarts(pub [u64; MAX_BLOCK_OPS]);
+
+impl Default for OpStarts {
+    fn default() -> OpStarts {
+        OpStarts([0; MAX_BLOCK_OPS])
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Block {
     pub key: CodeKey,

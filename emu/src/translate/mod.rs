@@ -160,7 +160,7 @@ pub struct Translator {
     /// (`run_block_sampled`), kept here rather than on the stack, where it
     /// was cleared at every run; boxed, to leave the translator's layout
     /// as it was (the plain chain's code moves with less).
-    sample_starts: Box<sampling::OpStarts>,
+    sample_starts: Box<block::OpStarts>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]

@@ -4,7 +4,7 @@
 //! go on running and each one is recorded as it retires; batches that
 //! fall in a skipped idle loop are written from the loop's known timing.
 
-use super::block::{Block, IdleTiming, MAX_BLOCK_OPS};
+use super::block::{Block, IdleTiming, OpStarts, MAX_BLOCK_OPS};
 use super::execution::run;
 use super::op::{open_for, settle, Op, CLOSED, LONGEST_INSTRUCTION};
 use super::region::RegionChoice;
@@ -14,16 +14,6 @@ use crate::code_addr::CodeMap;
 use crate::cpu::Cpu;
 use crate::probes::Probes;
 use crate::sampling::{Retired, SampleCapture};
-
-/// A start cycle per op of a block ([`Translator::run_block_sampled`]).
-#[derive(Debug)]
-pub(super) struct OpStarts([u64; MAX_BLOCK_OPS]);
-
-impl Default for OpStarts {
-    fn default() -> OpStarts {
-        OpStarts([0; MAX_BLOCK_OPS])
-    }
-}
 
 impl Translator {
     /// The rest of a block from where the sampler has to be asked whether a
