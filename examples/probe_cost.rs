@@ -51,10 +51,10 @@ fn main() {
         // The thesis' setup: X = 3 ms of emulated time, N = 25 (unless
         // PROBE_COST_N says otherwise).
         let mut settings = ProfileSettings::default();
-        if let Some(x) = cli::env_number("probe_cost", "PROBE_COST_X_MS") {
+        if let Some(x) = cli::env_positive("probe_cost", "PROBE_COST_X_MS") {
             settings.interval_ms = x;
         }
-        if let Some(n) = cli::env_number("probe_cost", "PROBE_COST_N") {
+        if let Some(n) = cli::env_count("probe_cost", "PROBE_COST_N") {
             settings.batch_len = n;
         }
         nes.attach_sampler(session::sampler(&settings, nes.cycles()).0);

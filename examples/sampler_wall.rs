@@ -93,10 +93,10 @@ fn main() {
         // SAMPLER_WALL_X_MS / SAMPLER_WALL_N say otherwise.
         if !aa {
             let mut settings = ProfileSettings::default();
-            if let Some(x) = cli::env_number("sampler_wall", "SAMPLER_WALL_X_MS") {
+            if let Some(x) = cli::env_positive("sampler_wall", "SAMPLER_WALL_X_MS") {
                 settings.interval_ms = x;
             }
-            if let Some(n) = cli::env_number("sampler_wall", "SAMPLER_WALL_N") {
+            if let Some(n) = cli::env_count("sampler_wall", "SAMPLER_WALL_N") {
                 settings.batch_len = n;
             }
             on.attach_sampler(session::sampler(&settings, on.cycles()).0);

@@ -466,14 +466,17 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The bundled workload or shared-set game (`workloads-games.ron`) called
-/// `name`: how the examples that measure one movie find it by name.
-pub fn find(repo: &Path, name: &str) -> Option<Workload> {
+/// The bundled workloads, then the shared-set games
+/// (`workloads-games.ron`): every workload the examples that measure one
+/// movie know by name.
+pub fn named(repo: &Path) -> Vec<Workload> {
     let games = load(&repo.join("workloads-games.ron")).unwrap_or_default();
-    bundled(repo)
-        .into_iter()
-        .chain(games)
-        .find(|w| w.name == name)
+    bundled(repo).into_iter().chain(games).collect()
+}
+
+/// The workload of [`named`] called `name`.
+pub fn find(repo: &Path, name: &str) -> Option<Workload> {
+    named(repo).into_iter().find(|w| w.name == name)
 }
 
 /// The bundled workloads (`roms-test/` programs with their movies, the
