@@ -418,12 +418,19 @@ impl Bus {
     }
 
     /// A console-RAM write ($0000-$1FFF, mirrored): the store, and the
-    /// report if translated code was decoded from the byte (then `true`,
-    /// and `attention` is raised).
+    /// report if it changed a byte translated code was decoded from (then
+    /// `true`, and `attention` is raised).
+    ///
+    /// A write of the value the byte already holds changes no
+    /// translation, so it is not reported. Games that patch their own
+    /// code often store the same opcode again and again (fff puts back the
+    /// `RTS` that ends a zero-page routine about 13 times a frame); each
+    /// report dropped the block and made every successor link stale.
     #[inline(always)]
     pub fn store_ram(&mut self, addr: u16, value: u8) -> bool {
-        self.ram[addr as usize & 0x7FF] = value;
-        let code = self.code.ram_marked(addr as usize & 0x7FF);
+        let at = addr as usize & 0x7FF;
+        let code = self.code.ram_marked(at) && self.ram[at] != value;
+        self.ram[at] = value;
         if code {
             self.note_code_write(addr);
         }

@@ -266,6 +266,13 @@ mod tests {
         assert_eq!(t.block_len(id), 3);
         assert!(!bus.code.written());
 
+        bus.write(0x0301, 0x01);
+        bus.write(0x0B00, 0xA9); // a mirror of $0300
+        assert!(
+            !bus.code.written(),
+            "storing the value a code byte holds changes no code"
+        );
+
         bus.write(0x0301, 0x02);
         assert!(
             bus.code.written(),
