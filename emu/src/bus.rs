@@ -394,7 +394,7 @@ impl Bus {
             }
             0x4000..=0x401F => self.write_io(addr, value),
             _ => {
-                if addr >= 0x8000 || self.cart.ram_follows_ppu() {
+                if (addr >= 0x8000 && self.cart.writes_reach_ppu()) || self.cart.ram_follows_ppu() {
                     self.sync_ppu();
                 }
                 if (0x6000..0x8000).contains(&addr) && self.code.watches_prg_ram() {

@@ -31,6 +31,8 @@ pub struct Cartridge {
     /// Whether PRG RAM's enable follows the PPU address bus (see
     /// [`crate::mapper::Mapper::prg_ram_follows_ppu`]).
     ram_follows_ppu: bool,
+    /// See [`crate::mapper::Mapper::writes_reach_ppu`] (fixed per board).
+    writes_reach_ppu: bool,
     /// The MMC6's RAM enables, when the board is one.
     ram_halves: Option<RamHalves>,
     bus_conflicts: bool,
@@ -83,6 +85,7 @@ impl Cartridge {
             prg_ram[0x1000..0x1200].copy_from_slice(trainer);
         }
         let watches_ppu_bus = mapper.watches_ppu_bus();
+        let writes_reach_ppu = mapper.writes_reach_ppu();
         let bus_conflicts = mapper.bus_conflicts();
         let pattern_rows = PatternRows::decode(&chr);
         let mut cart = Cartridge {
@@ -98,6 +101,7 @@ impl Cartridge {
             mapper,
             watches_ppu_bus,
             ram_follows_ppu: false,
+            writes_reach_ppu,
             ram_halves: None,
             bus_conflicts,
             access_log: None,
@@ -213,6 +217,13 @@ impl Cartridge {
         self.watches_ppu_bus = self.mapper.watches_ppu_bus();
         self.ram_follows_ppu = self.mapper.prg_ram_follows_ppu();
         self.ram_halves = self.mapper.prg_ram_halves();
+    }
+
+    /// Whether a CPU write to $8000-$FFFF must see the PPU caught up first
+    /// ([`crate::mapper::Mapper::writes_reach_ppu`]).
+    #[inline(always)]
+    pub fn writes_reach_ppu(&self) -> bool {
+        self.writes_reach_ppu
     }
 
     /// Whether a CPU access to PRG RAM must see the PPU caught up first.

@@ -28,6 +28,15 @@ pub trait Mapper: Send {
     fn bus_conflicts(&self) -> bool {
         false
     }
+    /// Whether a CPU write to $8000-$FFFF can change anything the PPU
+    /// reads (CHR banks, mirroring) or when the board's IRQ rises. Boards
+    /// that bank only PRG ROM say no, and the PPU is not caught up before
+    /// their register writes: nothing it does depends on them. (fff, on
+    /// UxROM, switches banks some 30 times a frame; each catch-up ended
+    /// mid-line, which costs the PPU's line paths more than whole lines.)
+    fn writes_reach_ppu(&self) -> bool {
+        true
+    }
     /// Whether the PPU must report its address bus (for A12-clocked IRQs).
     fn watches_ppu_bus(&self) -> bool {
         false

@@ -23,4 +23,8 @@ impl Mapper for Nrom {
     }
 
     fn cpu_write(&mut self, _addr: u16, _value: u8, _banks: &mut Banks, _cycle: u64) {}
+
+    fn writes_reach_ppu(&self) -> bool {
+        false
+    }
 }

@@ -37,4 +37,10 @@ impl Mapper for Uxrom {
     fn bus_conflicts(&self) -> bool {
         self.bus_conflicts
     }
+
+    /// The bank register selects PRG ROM only: CHR RAM and the mirroring
+    /// are fixed.
+    fn writes_reach_ppu(&self) -> bool {
+        false
+    }
 }
