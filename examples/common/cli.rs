@@ -62,7 +62,7 @@ pub fn env_positive(tool: &str, var: &str) -> Option<f64> {
     }
 }
 
-fn fail(tool: &str, message: &str) -> ! {
+pub fn fail(tool: &str, message: &str) -> ! {
     eprintln!("{tool}: {message}");
     std::process::exit(2);
 }
