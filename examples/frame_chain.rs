@@ -5,7 +5,7 @@
 //! translator changed no frame, before and after it, on each movie:
 //!
 //! ```sh
-//! for g in $(ls movies/*.fm2 | xargs -n1 basename | sed 's/.fm2//'); do target/release/examples/frame_chain $g 3000; done
+//! for g in $(ls movies/*.fm2 | xargs -n1 basename | sed 's/.fm2//' | grep -v BladeBuster); do target/release/examples/frame_chain $g 3000; done
 //! ```
 //!
 //! Usage: frame_chain GAME FRAMES [interp|translate]

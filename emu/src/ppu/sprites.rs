@@ -505,37 +505,24 @@ impl Ppu {
             } else {
                 0
             };
+        let flip = attr & 0x40 != 0;
         if !early && x + 8 <= super::WIDTH {
-            self.draw_sprite_row(x, lo, hi, attr & 0x40 != 0, flags);
-            return;
+            self.draw_sprite_row(x, lo, hi, flip, flags);
+        } else {
+            self.draw_sprite_pixels(x, lo, hi, flip, flags, early);
         }
+    }
+
+    /// [`Ppu::draw_sprite`]'s row pixel by pixel: a row that runs off the
+    /// line's right end, or one placed as the odd-frame skip places it
+    /// (`early`). The tests hold [`Ppu::draw_sprite_row`] to it.
+    fn draw_sprite_pixels(&mut self, x: usize, lo: u8, hi: u8, flip: bool, flags: u8, early: bool) {
         for i in 0..8 {
             let px = match (early && x != 0, i) {
                 (false, _) => x + i,
                 (true, 0) => 0,
                 (true, _) => x + i - 1,
             };
-            if px >= super::WIDTH {
-                break;
-            }
-            let bit = if attr & 0x40 != 0 { i } else { 7 - i };
-            let pixel = ((lo >> bit) & 1) | (((hi >> bit) & 1) << 1);
-            if pixel != 0 && self.line_sprites[px] == 0 {
-                self.line_sprites[px] = pixel | flags;
-                let (from, to) = &mut self.sprite_span;
-                *from = (*from).min(px as u16);
-                *to = (*to).max(px as u16 + 1);
-            }
-        }
-    }
-
-    /// [`Ppu::draw_sprite`]'s row, pixel by pixel: what
-    /// [`Ppu::draw_sprite_row`] does eight at a time (the tests compare
-    /// them).
-    #[cfg(test)]
-    fn draw_sprite_pixels(&mut self, x: usize, lo: u8, hi: u8, flip: bool, flags: u8) {
-        for i in 0..8 {
-            let px = x + i;
             if px >= super::WIDTH {
                 break;
             }
@@ -663,7 +650,8 @@ mod tests {
             // A few lower slots' pixels already on the line.
             for _ in 0..(next() % 4) {
                 let (x, lo, hi) = ((next() % 249) as usize, next() as u8, next() as u8);
-                word.draw_sprite_pixels(x, lo, hi, next() & 1 == 1, next() as u8 & 0xAC);
+                let (flip, flags) = (next() & 1 == 1, next() as u8 & 0xAC);
+                word.draw_sprite_pixels(x, lo, hi, flip, flags, false);
             }
             let mut pixels = Ppu::new();
             pixels.line_sprites = word.line_sprites;
@@ -671,7 +659,7 @@ mod tests {
             let (x, lo, hi) = ((next() % 249) as usize, next() as u8, next() as u8);
             let (flip, flags) = (next() & 1 == 1, next() as u8 & 0xAC);
             word.draw_sprite_row(x, lo, hi, flip, flags);
-            pixels.draw_sprite_pixels(x, lo, hi, flip, flags);
+            pixels.draw_sprite_pixels(x, lo, hi, flip, flags, false);
             assert_eq!(
                 word.line_sprites, pixels.line_sprites,
                 "x {x} lo {lo:02X} hi {hi:02X}"
