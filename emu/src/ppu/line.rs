@@ -64,7 +64,7 @@ impl Ppu {
         if !visible {
             self.copy_vertical();
         }
-        self.background_tiles_quiet(0, 2, cart);
+        self.prefetch_tiles_quiet(cart);
         self.dummy_nametable_fetch(cart);
         if !visible {
             // The odd-frame skip decision (dot 338).
@@ -129,7 +129,7 @@ impl Ppu {
         if bg_low {
             self.dots = start + 321;
             self.report_bus(0x2000, cart);
-            self.background_tiles_quiet(0, 2, cart);
+            self.prefetch_tiles_quiet(cart);
         } else {
             for tile in 0..2 {
                 self.background_tile_timed(tile, cart, start + 320 + 8 * tile as u64);
