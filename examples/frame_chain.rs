@@ -31,10 +31,8 @@ fn main() {
             &format!("the engine is interp or translate, not {other:?}"),
         ),
     };
-    let (_, _, replay) = cli::workload_replay("frame_chain", &args[1]);
-    let mut nes = replay
-        .power_on()
-        .unwrap_or_else(|e| cli::fail("frame_chain", &format!("{}: {e}", args[1])));
+    // The machine as `nesprof run` opens it, powered on for the movie.
+    let (_, mut nes, replay) = cli::workload_replay("frame_chain", &args[1]);
     nes.set_engine(engine);
     let mut chain = 0u64;
     while nes.frame_count() < frames {
